@@ -1,0 +1,178 @@
+package simweb
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ControlHandler serves simweb's own API, on a listener of its own so that
+// crawlers never see it:
+//
+//	GET  /clock                 simulated time and speed
+//	GET  /hosts                 every host and its modes
+//	GET  /truth?url=U[&t=T]     ground truth about one URL (T: RFC 3339 or simulated seconds; default now)
+//	GET  /snapshot[?t=T]        every live page: JSON lines {url, version, modified, next}
+//	POST /evaluate[?t=T]        body "URL<TAB>version" lines → freshness and mean age of that collection
+//	GET  /audit                 politeness audit
+//	POST /audit/reset?delay=D&concurrency=N   restart the audit with new thresholds
+//	GET  /describe[?sample=N]   the web's statistics (as -describe prints them), JSON
+func (w *Web) ControlHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /clock", func(rw http.ResponseWriter, r *http.Request) {
+		now := w.clock.Now()
+		writeJSON(rw, map[string]any{"now": w.simTime(int64(now)), "sim_seconds": now.Seconds(), "speed": w.cfg.Speed, "epoch": w.cfg.Epoch})
+	})
+	mux.HandleFunc("GET /hosts", func(rw http.ResponseWriter, r *http.Request) { writeJSON(rw, w.Hosts()) })
+	mux.HandleFunc("GET /truth", func(rw http.ResponseWriter, r *http.Request) {
+		t, err := w.parseTime(r.URL.Query().Get("t"))
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
+			return
+		}
+		p, err := w.Truth(r.URL.Query().Get("url"), t)
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusNotFound)
+			return
+		}
+		writeJSON(rw, p)
+	})
+	mux.HandleFunc("GET /snapshot", func(rw http.ResponseWriter, r *http.Request) {
+		t, err := w.parseTime(r.URL.Query().Get("t"))
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
+			return
+		}
+		rw.Header().Set("Content-Type", "application/x-ndjson")
+		bw := bufio.NewWriterSize(rw, 64<<10)
+		enc := json.NewEncoder(bw)
+		w.Snapshot(t, func(url string, v Version) {
+			_ = enc.Encode(struct {
+				URL      string    `json:"url"`
+				Version  uint32    `json:"version"`
+				Modified time.Time `json:"modified"`
+			}{url, v.Version, w.simTime(v.Modified)})
+		})
+		_ = bw.Flush()
+	})
+	mux.HandleFunc("POST /evaluate", func(rw http.ResponseWriter, r *http.Request) {
+		t, err := w.parseTime(r.URL.Query().Get("t"))
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var copies []Copy
+		sc := bufio.NewScanner(http.MaxBytesReader(rw, r.Body, 1<<30))
+		for line := 1; sc.Scan(); line++ {
+			text := strings.TrimSpace(sc.Text())
+			if text == "" {
+				continue
+			}
+			u, ver, ok := strings.Cut(text, "\t")
+			n, err := strconv.ParseUint(strings.TrimSpace(ver), 10, 32)
+			if !ok || err != nil {
+				http.Error(rw, fmt.Sprintf("line %d: want URL<TAB>version", line), http.StatusBadRequest)
+				return
+			}
+			copies = append(copies, Copy{URL: u, Version: uint32(n)})
+		}
+		if err := sc.Err(); err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
+			return
+		}
+		writeJSON(rw, w.Evaluate(t, copies))
+	})
+	mux.HandleFunc("GET /audit", func(rw http.ResponseWriter, r *http.Request) { writeJSON(rw, w.audit.Report()) })
+	mux.HandleFunc("POST /audit/reset", func(rw http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		cfg := w.audit.config()
+		if v := q.Get("delay"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				http.Error(rw, "delay: want a duration like 200ms", http.StatusBadRequest)
+				return
+			}
+			cfg.MinDelay = d
+		}
+		if v := q.Get("concurrency"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				http.Error(rw, "concurrency: want a whole number", http.StatusBadRequest)
+				return
+			}
+			cfg.MaxInFlight = n
+		}
+		w.audit.Reset(cfg)
+		writeJSON(rw, w.audit.Report())
+	})
+	mux.HandleFunc("GET /describe", func(rw http.ResponseWriter, r *http.Request) {
+		sample, _ := strconv.Atoi(r.URL.Query().Get("sample"))
+		if sample <= 0 {
+			sample = 100000
+		}
+		writeJSON(rw, Describe(w, sample))
+	})
+	return mux
+}
+
+// HostInfo describes one host for /hosts.
+type HostInfo struct {
+	Name       string `json:"name"`
+	Domain     string `json:"domain"`
+	Pages      int    `json:"pages"`
+	Process    string `json:"process"`
+	Validators string `json:"validators"`
+	Robots     string `json:"robots"`
+	CrawlDelay int    `json:"crawl_delay,omitempty"`
+	Sitemap    string `json:"sitemap"`
+	SitemapURL string `json:"sitemap_url,omitempty"`
+	Gzip       bool   `json:"gzip"`
+	Trap       bool   `json:"calendar_trap"`
+}
+
+// Hosts describes every host.
+func (w *Web) Hosts() []HostInfo {
+	out := make([]HostInfo, len(w.sites))
+	for i := range w.sites {
+		s := &w.sites[i]
+		out[i] = HostInfo{
+			Name: s.name, Domain: s.domain.String(), Pages: int(s.pages), Process: s.process.String(),
+			Validators: s.validators.String(), Robots: s.robots.String(), CrawlDelay: s.crawlDelay,
+			Sitemap: s.sitemap.String(), SitemapURL: s.sitemapURL(), Gzip: s.gzip, Trap: s.trap,
+		}
+	}
+	return out
+}
+
+// parseTime reads an instant as RFC 3339 or as simulated seconds since the
+// epoch; empty means now.
+func (w *Web) parseTime(v string) (time.Duration, error) {
+	if v == "" {
+		return w.clock.Now(), nil
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs < 0 {
+			return 0, fmt.Errorf("t: %g is before the epoch", secs)
+		}
+		return time.Duration(secs * 1e9), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return 0, fmt.Errorf("t: want RFC 3339 or simulated seconds, got %q", v)
+	}
+	if t.Before(w.cfg.Epoch) {
+		return 0, fmt.Errorf("t: %v is before the epoch %v", t, w.cfg.Epoch)
+	}
+	return t.Sub(w.cfg.Epoch), nil
+}
+
+func writeJSON(rw http.ResponseWriter, v any) {
+	rw.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(rw)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

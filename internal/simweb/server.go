@@ -1,0 +1,261 @@
+package simweb
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ServeHTTP serves the virtual hosts of the web. The host is taken from the
+// Host header (or from an absolute request URI, so simweb also works as an
+// HTTP proxy for the .test zone).
+func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	host := strings.ToLower(stripPort(r.Host))
+	si, ok := w.byName[host]
+	if !ok {
+		http.Error(rw, "simweb: no such host: "+host, http.StatusMisdirectedRequest)
+		return
+	}
+	path := r.URL.EscapedPath()
+	w.audit.begin(si, path, r.UserAgent())
+	defer w.audit.end(si)
+	h := rw.Header()
+	h.Set("Server", "simweb")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	now := int64(w.clock.Now())
+	h.Set("Date", w.simTime(now).UTC().Format(http.TimeFormat))
+
+	kind, slow, status := w.transient(si, w.reqs[si].Add(1)-1)
+	if slow && !sleepCtx(r.Context(), w.cfg.Faults.SlowDelay) {
+		return
+	}
+	switch kind {
+	case transientReset:
+		resetConn(rw)
+		return
+	case transientServerError:
+		http.Error(rw, "simweb: injected server error", status)
+		return
+	case transientTooMany:
+		h.Set("Retry-After", strconv.Itoa(int((w.cfg.Faults.RetryAfter+time.Second-1)/time.Second)))
+		http.Error(rw, "simweb: too many requests", http.StatusTooManyRequests)
+		return
+	}
+
+	s := &w.sites[si]
+	switch {
+	case path == "/robots.txt":
+		w.serveRobots(rw, s)
+	case strings.HasPrefix(path, "/sitemap"):
+		w.serveSitemap(rw, r, si, path, now)
+	case strings.HasPrefix(path, "/calendar/") && s.trap:
+		w.serveCalendar(rw, path)
+	case strings.HasPrefix(path, "/go/"), strings.HasPrefix(path, "/loop/"):
+		w.serveRedirect(rw, path)
+	case strings.HasPrefix(path, "/big/") && w.cfg.Faults.Oversize > 0:
+		w.serveOversize(rw, r)
+	case strings.HasPrefix(path, "/bomb/") && w.cfg.Faults.Bomb > 0:
+		w.serveBomb(rw)
+	default:
+		w.servePage(rw, r, si, path, now)
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// resetConn closes the client's connection with a TCP RST.
+func resetConn(rw http.ResponseWriter) {
+	hj, ok := rw.(http.Hijacker)
+	if !ok {
+		http.Error(rw, "simweb: connection reset", http.StatusInternalServerError)
+		return
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+var gzipPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return zw
+}}
+
+// servePage serves one page with validators and conditional GET
+// (RFC 9110 §13: If-None-Match takes precedence over If-Modified-Since).
+func (w *Web) servePage(rw http.ResponseWriter, r *http.Request, si int32, path string, now int64) {
+	s := &w.sites[si]
+	slot, gen, ok := s.parsePath(path)
+	if !ok {
+		http.NotFound(rw, r)
+		return
+	}
+	in, c := w.state(si, slot, now)
+	if in.gen != gen || now < in.born {
+		http.NotFound(rw, r) // a page that died, or is not born yet
+		return
+	}
+	modified := in.lastModified(c)
+	g := s.first + slot
+	latin1 := w.sticky(g, stickyCharset, w.cfg.Faults.Charset)
+	zip := s.gzip && acceptsGzip(r)
+
+	h := rw.Header()
+	var etag string
+	var lastMod int64
+	switch s.validators {
+	case Honest:
+		etag = fmt.Sprintf(`"%016x"`, hash2(in.key^tagVersion, uint64(c.idx)))
+		lastMod = modified
+	case Wrong:
+		d := s.lastDeploy(now)
+		etag = fmt.Sprintf(`"%016x"`, hash3(w.cfg.Seed^tagVersion, uint64(g), uint64(d)))
+		lastMod = d
+	}
+	if etag != "" {
+		if zip {
+			etag = etag[:len(etag)-1] + `-gz"`
+		}
+		h.Set("ETag", etag)
+	}
+	if s.validators != Absent {
+		h.Set("Last-Modified", w.simTime(lastMod).UTC().Format(http.TimeFormat))
+	}
+	if zip || s.gzip {
+		h.Set("Vary", "Accept-Encoding")
+	}
+	if notModified(r, etag, w.simTime(lastMod), s.validators != Absent) {
+		rw.WriteHeader(http.StatusNotModified)
+		return
+	}
+
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	body := w.render((*bp)[:0], page{
+		si: si, slot: slot, in: &in, version: c.idx, modified: modified,
+		malformed: w.sticky(g, stickyMalformed, w.cfg.Faults.Malformed), latin1: latin1,
+	})
+	*bp = body
+	if latin1 {
+		h.Set("Content-Type", "text/html") // the charset is only in the meta tag
+	} else {
+		h.Set("Content-Type", "text/html; charset=utf-8")
+	}
+	writeBody(rw, body, zip)
+}
+
+// writeBody writes a body, gzipped if asked.
+func writeBody(rw http.ResponseWriter, body []byte, zip bool) {
+	h := rw.Header()
+	if !zip {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = rw.Write(body)
+		return
+	}
+	var out bytes.Buffer
+	zw := gzipPool.Get().(*gzip.Writer)
+	zw.Reset(&out)
+	_, _ = zw.Write(body)
+	_ = zw.Close()
+	gzipPool.Put(zw)
+	h.Set("Content-Encoding", "gzip")
+	h.Set("Content-Length", strconv.Itoa(out.Len()))
+	_, _ = rw.Write(out.Bytes())
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			continue
+		}
+		if q, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			v, err := strconv.ParseFloat(q, 64)
+			return err == nil && v > 0
+		}
+		return true
+	}
+	return false
+}
+
+// notModified evaluates If-None-Match and If-Modified-Since for a GET.
+func notModified(r *http.Request, etag string, lastMod time.Time, hasLastMod bool) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		for _, tag := range strings.Split(inm, ",") {
+			tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+			if tag == "*" || etag != "" && (tag == etag || strings.Replace(tag, `-gz"`, `"`, 1) == strings.Replace(etag, `-gz"`, `"`, 1)) {
+				return true
+			}
+		}
+		return false
+	}
+	if ims := r.Header.Get("If-Modified-Since"); ims != "" && hasLastMod {
+		t, err := http.ParseTime(ims)
+		return err == nil && !lastMod.Truncate(time.Second).After(t)
+	}
+	return false
+}
+
+// lastDeploy is the time of the last deploy of a site at or before t: what
+// sites with wrong validators stamp on every page.
+func (s *site) lastDeploy(t int64) int64 {
+	k := (t - s.phase) / s.deploy
+	if t-s.phase < 0 && (t-s.phase)%s.deploy != 0 {
+		k--
+	}
+	return s.phase + k*s.deploy
+}
+
+func (w *Web) serveRobots(rw http.ResponseWriter, s *site) {
+	switch s.robots {
+	case RobotsNotFound:
+		http.Error(rw, "not found", http.StatusNotFound)
+		return
+	case RobotsServerError:
+		http.Error(rw, "simweb: robots.txt unavailable", http.StatusInternalServerError)
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# robots.txt for %s\n\nUser-agent: %s\nDisallow: /\n\nUser-agent: *\n", s.name, badBot)
+	for _, r := range s.robotsRules() {
+		if r.allow {
+			fmt.Fprintf(&b, "Allow: %s\n", r.prefix)
+		} else {
+			fmt.Fprintf(&b, "Disallow: %s\n", r.prefix)
+		}
+	}
+	if s.crawlDelay > 0 {
+		fmt.Fprintf(&b, "Crawl-delay: %d\n", s.crawlDelay)
+	}
+	if u := s.sitemapURL(); u != "" {
+		fmt.Fprintf(&b, "\nSitemap: %s\n", u)
+	}
+	rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	writeBody(rw, []byte(b.String()), false)
+}
