@@ -1,6 +1,8 @@
 module github.com/freshcrawl/freshcrawl
 
-go 1.26
+go 1.26.0
+
+require gonum.org/v1/gonum v0.17.0
 
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
@@ -8,7 +10,6 @@ require (
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
 	honnef.co/go/tools v0.8.2 // indirect
 )
 

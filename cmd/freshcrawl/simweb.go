@@ -108,12 +108,14 @@ Flags:
 		}
 		return 0
 	}
-	return serve(web, *addr, *control, stdout, stderr)
-}
-
-func serve(web *simweb.Web, addr, control string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	return serve(ctx, web, *addr, *control, stdout, stderr)
+}
+
+// serve runs the web and its control API until ctx ends, then shuts both
+// down within two seconds.
+func serve(ctx context.Context, web *simweb.Web, addr, control string, stdout, stderr io.Writer) int {
 	webLn, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "simweb: %v\n", err)

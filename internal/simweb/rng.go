@@ -36,12 +36,10 @@ func mix(x uint64) uint64 {
 	return x
 }
 
-// hash2..hash4 combine a seed with coordinates into one 64-bit key.
+// hash2 and hash3 combine a seed with coordinates into one 64-bit key.
 func hash2(a, b uint64) uint64 { return mix(mix(a+0x9e3779b97f4a7c15) ^ b) }
 
 func hash3(a, b, c uint64) uint64 { return mix(hash2(a, b) ^ mix(c+0x632be59bd9b4e019)) }
-
-func hash4(a, b, c, d uint64) uint64 { return mix(hash3(a, b, c) ^ mix(d+0x8cb92ba72f3d8dd7)) }
 
 // unit maps a 64-bit hash to a float in [0, 1).
 func unit(h uint64) float64 { return float64(h>>11) * (1.0 / (1 << 53)) }
@@ -67,9 +65,6 @@ func (r *stream) intn(n int) int {
 	hi, _ := bits.Mul64(r.next(), uint64(n))
 	return int(hi)
 }
-
-// exp draws an exponential variate with mean 1.
-func (r *stream) exp() float64 { return -math.Log(open(r.next())) }
 
 // poisson draws a Poisson variate with the given mean (Knuth for small
 // means, a rounded normal approximation above 30 where the two agree to

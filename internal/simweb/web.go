@@ -563,7 +563,7 @@ func (s *site) parsePath(p string) (slot, gen int32, ok bool) {
 	}
 	i := strings.LastIndexByte(p, '/')
 	name, ok := strings.CutSuffix(p[i+1:], ".html")
-	if !ok {
+	if !ok || i < 1 {
 		return 0, 0, false
 	}
 	num, genStr, hasGen := strings.Cut(name, "-")
@@ -622,9 +622,6 @@ func stripPort(host string) string {
 	}
 	return strings.TrimSuffix(host, ".")
 }
-
-// simNs converts a simulated instant to nanoseconds since the epoch.
-func (w *Web) simNs(t time.Time) int64 { return int64(t.Sub(w.cfg.Epoch)) }
 
 // simTime converts nanoseconds since the epoch to a wall-clock date.
 func (w *Web) simTime(ns int64) time.Time { return w.cfg.Epoch.Add(time.Duration(ns)) }

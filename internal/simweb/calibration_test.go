@@ -1,0 +1,100 @@
+package simweb
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// The per-domain shares must satisfy every bound dissertation Fig. 4.2(b)
+// prints and, weighted by the Table 4.1 site mix, reproduce the all-domain
+// bars (23 % and 15 % printed in §4.3 and §5.7; 16/16/30 the Table 5.7
+// reconstruction of spec §4.6).
+func TestDomainSharesMatchFig42(t *testing.T) {
+	total := 0.0
+	for _, n := range domainSites {
+		total += n
+	}
+	var all [5]float64
+	for d, row := range DomainShares {
+		sum := 0.0
+		for b, s := range row {
+			sum += s
+			all[b] += s * domainSites[d] / total
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("%v shares sum to %g, want 1", Domain(d), sum)
+		}
+	}
+	for b := range all {
+		if math.Abs(all[b]-PrintedShares[b]) > 0.01 {
+			t.Errorf("bin %q: weighted share %.3f, printed %.2f (tolerance 0.01)", Bins[b].Label, all[b], PrintedShares[b])
+		}
+	}
+	if DomainShares[Com][0] <= 0.40 {
+		t.Errorf("com daily share %.2f, Fig. 4.2(b) prints more than 40%%", DomainShares[Com][0])
+	}
+	for _, d := range []Domain{Edu, NetOrg, Gov} {
+		if DomainShares[d][0] >= 0.10 {
+			t.Errorf("%v daily share %.2f, Fig. 4.2(b) prints fewer than 10%%", d, DomainShares[d][0])
+		}
+	}
+	for _, d := range []Domain{Edu, Gov} {
+		if DomainShares[d][4] <= 0.50 {
+			t.Errorf("%v no-change share %.2f, Fig. 4.2(b) prints more than 50%%", d, DomainShares[d][4])
+		}
+	}
+}
+
+// Exponential lifetimes with the chosen means reproduce the printed
+// lifespan figures (dissertation §4.4, Fig. 4.4): about 19 % between a
+// week and a month, over 70 % longer than a month, over 50 % of edu and
+// gov pages longer than 4 months, com the shortest-lived. Closed form:
+// P(a < L ≤ b) = e^{−a/m} − e^{−b/m}.
+func TestLifespansMatchFig44(t *testing.T) {
+	total := 0.0
+	for _, n := range domainSites {
+		total += n
+	}
+	surv := func(d Domain, x time.Duration) float64 { return math.Exp(-float64(x) / float64(MeanLifespan[d])) }
+	weekMonth, overMonth := 0.0, 0.0
+	for d := Domain(0); d < numDomains; d++ {
+		f := domainSites[d] / total
+		weekMonth += f * (surv(d, 7*day) - surv(d, 30*day))
+		overMonth += f * surv(d, 30*day)
+		if MeanLifespan[d] < MeanLifespan[Com] {
+			t.Errorf("%v pages live shorter than com pages; §4.4 says com is the shortest-lived", d)
+		}
+	}
+	if math.Abs(weekMonth-0.19) > 0.02 {
+		t.Errorf("share living 1 week–1 month = %.3f, printed about 0.19 (tolerance 0.02)", weekMonth)
+	}
+	if overMonth <= 0.70 {
+		t.Errorf("share living over a month = %.3f, printed over 0.70", overMonth)
+	}
+	for _, d := range []Domain{Edu, Gov} {
+		if s := surv(d, 120*day); s <= 0.5 {
+			t.Errorf("%v share living over 4 months = %.3f, printed over 0.5", d, s)
+		}
+	}
+}
+
+// The ch. 4 method (daily visits, first bar = changed at every visit)
+// applied to simweb gives back the printed first two bars. With 2,000
+// pages the standard error of a share near 0.2 is 0.009; the tolerance
+// of 0.03 is over 3 standard errors.
+func TestCh4MethodReproducesPrintedBars(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Hosts, cfg.PagesPerHost, cfg.Churn = 270, 10, 0
+	w, err := New(cfg, &ManualClock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := Describe(w, 0)
+	got := st.Ch4Bins[numDomains]
+	for b, want := range []float64{0.23, 0.15} {
+		if math.Abs(got[b]-want) > 0.03 {
+			t.Errorf("ch.4-method bar %q = %.3f, printed %.2f (tolerance 0.03)", Bins[b].Label, got[b], want)
+		}
+	}
+}
