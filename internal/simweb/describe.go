@@ -252,11 +252,12 @@ func (st *Stats) WriteText(out io.Writer) {
 	}
 	p("  %-18s", "all, ch.4 method")
 	for b := range Bins {
-		p("     %s        ", pct(st.Ch4Bins[numDomains][b]))
+		p("     %s (%4.0f%%)", pct(st.Ch4Bins[numDomains][b]), 100*PrintedShares[b])
 	}
-	p("\n  (true rates: measured (calibration); 'ch.4 method' is what daily visits for 128 days would\n")
-	p("   report, as the 1999 experiment did: it misses changes between visits, so fast pages\n")
-	p("   move right. Printed: 23%% changed at every visit, 15%% in 1 day-1 week.)\n\n")
+	p("\n  Rows marked 'true rates' bin each page's mean change interval; in parentheses the shares\n")
+	p("  simweb draws from. The 'ch.4 method' row measures as the 1999 experiment did (a visit a day\n")
+	p("  for 128 days; first bar = changed at every visit); in parentheses the printed bars (23%%, 15%%)\n")
+	p("  and the Table 5.7 reconstruction (16/16/30).\n\n")
 	p("Page lifespans (new pages)          <=1w   1w-1m   1m-4m    >4m   printed (Fig. 4.4)\n")
 	for _, r := range []int{int(numDomains), int(Com), int(Edu), int(NetOrg), int(Gov)} {
 		name := "all"

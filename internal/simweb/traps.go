@@ -80,16 +80,24 @@ func (w *Web) serveOversize(rw http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serveBomb serves a small gzip body that inflates to BombBytes: a chain of
-// identical gzip members, each 1 MiB of spaces inflated.
+// serveBomb serves a small gzip body that inflates to exactly BombBytes: a
+// chain of identical gzip members of 1 MiB of spaces each, and one shorter
+// member for the remainder (gzip readers read concatenated members as one
+// stream, RFC 1952 §2.2).
 func (w *Web) serveBomb(rw http.ResponseWriter) {
 	w.bombOne.Do(func() {
-		var member bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
-		_, _ = zw.Write(bytes.Repeat([]byte{' '}, 1<<20))
-		_ = zw.Close()
-		n := max(1, int(w.cfg.Faults.BombBytes>>20))
-		w.bombGz = bytes.Repeat(member.Bytes(), n)
+		member := func(n int64) []byte {
+			var b bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+			_, _ = zw.Write(bytes.Repeat([]byte{' '}, int(n)))
+			_ = zw.Close()
+			return b.Bytes()
+		}
+		size := w.cfg.Faults.BombBytes
+		w.bombGz = bytes.Repeat(member(1<<20), int(size>>20))
+		if rest := size & (1<<20 - 1); rest > 0 || size == 0 {
+			w.bombGz = append(w.bombGz, member(rest)...)
+		}
 	})
 	h := rw.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
