@@ -178,14 +178,16 @@ func (s *site) disallowed(path, userAgent string) bool {
 	case RobotsServerError:
 		return true
 	}
-	if strings.Contains(strings.ToLower(userAgent), badBot) {
+	if containsFold(userAgent, badBot) {
 		return true
 	}
-	if p, err := url.PathUnescape(path); err == nil {
-		path = p
+	if strings.IndexByte(path, '%') >= 0 {
+		if p, err := url.PathUnescape(path); err == nil {
+			path = p
+		}
 	}
 	best, allow := -1, true
-	for _, r := range s.robotsRules() {
+	for _, r := range s.rules {
 		if strings.HasPrefix(path, r.prefix) && (len(r.prefix) > best || len(r.prefix) == best && r.allow) {
 			best, allow = len(r.prefix), r.allow
 		}
@@ -199,6 +201,27 @@ const badBot = "badbot"
 type robotsRule struct {
 	allow  bool
 	prefix string
+}
+
+// containsFold reports whether lower, a lower-case ASCII string, is in s,
+// ignoring ASCII case, without allocating.
+func containsFold(s, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for ; j < len(lower); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // robotsRules are the rules of the "User-agent: *" group.

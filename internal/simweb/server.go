@@ -27,14 +27,14 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.audit.begin(si, path, r.UserAgent())
 	defer w.audit.end(si)
 	h := rw.Header()
-	h.Set("Server", "simweb")
+	h["Server"] = serverHeader
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
 	now := int64(w.clock.Now())
-	h.Set("Date", w.simTime(now).UTC().Format(http.TimeFormat))
+	h["Date"] = []string{w.httpDate(now)}
 
 	kind, slow, status := w.transient(si, w.reqs[si].Add(1)-1)
 	if slow && !sleepCtx(r.Context(), w.cfg.Faults.SlowDelay) {
@@ -131,24 +131,21 @@ func (w *Web) servePage(rw http.ResponseWriter, r *http.Request, si int32, path 
 	var lastMod int64
 	switch s.validators {
 	case Honest:
-		etag = fmt.Sprintf(`"%016x"`, hash2(in.key^tagVersion, uint64(c.idx)))
+		etag = entityTag(hash2(in.key^tagVersion, uint64(c.idx)), zip)
 		lastMod = modified
 	case Wrong:
 		d := s.lastDeploy(now)
-		etag = fmt.Sprintf(`"%016x"`, hash3(w.cfg.Seed^tagVersion, uint64(g), uint64(d)))
+		etag = entityTag(hash3(w.cfg.Seed^tagVersion, uint64(g), uint64(d)), zip)
 		lastMod = d
 	}
 	if etag != "" {
-		if zip {
-			etag = etag[:len(etag)-1] + `-gz"`
-		}
-		h.Set("ETag", etag)
+		h["Etag"] = []string{etag}
 	}
 	if s.validators != Absent {
-		h.Set("Last-Modified", w.simTime(lastMod).UTC().Format(http.TimeFormat))
+		h["Last-Modified"] = []string{w.simTime(lastMod).UTC().Format(http.TimeFormat)}
 	}
-	if zip || s.gzip {
-		h.Set("Vary", "Accept-Encoding")
+	if s.gzip {
+		h["Vary"] = varyHeader
 	}
 	if notModified(r, etag, w.simTime(lastMod), s.validators != Absent) {
 		rw.WriteHeader(http.StatusNotModified)
@@ -163,30 +160,76 @@ func (w *Web) servePage(rw http.ResponseWriter, r *http.Request, si int32, path 
 	})
 	*bp = body
 	if latin1 {
-		h.Set("Content-Type", "text/html") // the charset is only in the meta tag
+		h["Content-Type"] = htmlNoCharset // the charset is only in the meta tag
 	} else {
-		h.Set("Content-Type", "text/html; charset=utf-8")
+		h["Content-Type"] = htmlUTF8
 	}
 	writeBody(rw, body, zip)
 }
+
+// Header values shared by every response (net/http only reads them).
+var (
+	serverHeader  = []string{"simweb"}
+	varyHeader    = []string{"Accept-Encoding"}
+	htmlUTF8      = []string{"text/html; charset=utf-8"}
+	htmlNoCharset = []string{"text/html"}
+	gzipHeader    = []string{"gzip"}
+)
+
+// entityTag formats a strong ETag from a hash; the gzipped representation
+// gets its own tag (RFC 9110 §8.8.3.3).
+func entityTag(h uint64, zip bool) string {
+	var b [24]byte
+	buf := append(b[:0], '"')
+	const hexDigits = "0123456789abcdef"
+	for shift := 60; shift >= 0; shift -= 4 {
+		buf = append(buf, hexDigits[h>>uint(shift)&15])
+	}
+	if zip {
+		buf = append(buf, "-gz"...)
+	}
+	return string(append(buf, '"'))
+}
+
+// httpDate is a formatted Date header and the simulated second it is for.
+type httpDate struct {
+	sec int64
+	s   string
+}
+
+// httpDate formats simulated time ns as an HTTP date, reusing the string
+// while the second does not change.
+func (w *Web) httpDate(ns int64) string {
+	sec := ns / 1e9
+	if d := w.date.Load(); d != nil && d.sec == sec {
+		return d.s
+	}
+	d := &httpDate{sec: sec, s: w.simTime(sec * 1e9).UTC().Format(http.TimeFormat)}
+	w.date.Store(d)
+	return d.s
+}
+
+var outPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // writeBody writes a body, gzipped if asked.
 func writeBody(rw http.ResponseWriter, body []byte, zip bool) {
 	h := rw.Header()
 	if !zip {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 		_, _ = rw.Write(body)
 		return
 	}
-	var out bytes.Buffer
+	out := outPool.Get().(*bytes.Buffer)
+	out.Reset()
 	zw := gzipPool.Get().(*gzip.Writer)
-	zw.Reset(&out)
+	zw.Reset(out)
 	_, _ = zw.Write(body)
 	_ = zw.Close()
 	gzipPool.Put(zw)
-	h.Set("Content-Encoding", "gzip")
-	h.Set("Content-Length", strconv.Itoa(out.Len()))
+	h["Content-Encoding"] = gzipHeader
+	h["Content-Length"] = []string{strconv.Itoa(out.Len())}
 	_, _ = rw.Write(out.Bytes())
+	outPool.Put(out)
 }
 
 func acceptsGzip(r *http.Request) bool {
@@ -243,7 +286,7 @@ func (w *Web) serveRobots(rw http.ResponseWriter, s *site) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# robots.txt for %s\n\nUser-agent: %s\nDisallow: /\n\nUser-agent: *\n", s.name, badBot)
-	for _, r := range s.robotsRules() {
+	for _, r := range s.rules {
 		if r.allow {
 			fmt.Fprintf(&b, "Allow: %s\n", r.prefix)
 		} else {

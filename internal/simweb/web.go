@@ -80,6 +80,7 @@ type site struct {
 	first    int32 // global index of slot 0
 	pages    int32
 	clusters []cluster
+	rules    []robotsRule // the "User-agent: *" group of robots.txt
 	phase    int64 // quasi-deterministic publishing phase
 	created  int64 // birth time of the site's permanent pages (negative)
 	deploy   int64 // period of the deploys that stamp wrong validators
@@ -116,9 +117,11 @@ type Web struct {
 	clock   Clock
 
 	cells   []cell
+	links   []atomic.Pointer[[]link] // out-links per global slot, filled on first use
 	locks   [1 << 12]sync.Mutex
 	reqs    []atomic.Uint64 // requests per site: the index for transient faults
 	audit   *Audit
+	date    atomic.Pointer[httpDate]
 	bombGz  []byte
 	bombOne sync.Once
 }
@@ -149,6 +152,7 @@ func New(cfg Config, clock Clock) (*Web, error) {
 	w.buildWeights()
 	n := len(w.cum)
 	w.cells = make([]cell, n)
+	w.links = make([]atomic.Pointer[[]link], n)
 	w.reqs = make([]atomic.Uint64, len(w.sites))
 	w.audit = newAudit(w, cfg.Audit)
 	return w, nil
@@ -213,6 +217,7 @@ func (w *Web) buildSites() {
 		s.first = first
 		s.pages = int32(cfg.PagesPerHost)
 		s.clusters = makeClusters(&r, s.pages, s.robots == RobotsOK)
+		s.rules = s.robotsRules()
 		first += s.pages
 		w.byName[s.name] = int32(i)
 	}
@@ -330,8 +335,18 @@ func (w *Web) pickWeighted(a, b int32, u float64) int32 {
 		lo = w.cum[a-1]
 	}
 	v := lo + u*(w.cum[b-1]-lo)
-	i := sort.Search(int(b-a), func(i int) bool { return w.cum[int(a)+i] > v })
-	return a + int32(min(i, int(b-a)-1))
+	// The first i in [a, b) with cum[i] > v (a hand-written sort.Search:
+	// this is on the hot path of every page served).
+	i, j := a, b
+	for i < j {
+		h := int32(uint32(i+j) >> 1)
+		if w.cum[h] > v {
+			j = h
+		} else {
+			i = h + 1
+		}
+	}
+	return min(i, b-1)
 }
 
 func (w *Web) pickSite(u float64) int32 {
@@ -392,6 +407,22 @@ func (w *Web) genAt(si, slot int32, t int64) (gen int32, born, died int64) {
 		born, died = w.lifetime(si, slot, gen)
 	}
 	return gen, born, died
+}
+
+// cachedGenAt is genAt answered from the slot's cache when the cached
+// generation was alive at t (nearly always, for the link targets of a page
+// being served), without touching the cache otherwise.
+func (w *Web) cachedGenAt(si, slot int32, t int64) int32 {
+	g := w.sites[si].first + slot
+	mu := &w.locks[int(g)&(len(w.locks)-1)]
+	mu.Lock()
+	c := w.cells[g]
+	mu.Unlock()
+	if c.valid && c.born <= t && t < c.died {
+		return c.cur.gen
+	}
+	gen, _, _ := w.genAt(si, slot, t)
+	return gen
 }
 
 // incarnation builds the generation gen of a slot with the given life.
