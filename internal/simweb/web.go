@@ -81,9 +81,9 @@ type site struct {
 	pages    int32
 	clusters []cluster
 	rules    []robotsRule // the "User-agent: *" group of robots.txt
-	phase    int64 // quasi-deterministic publishing phase
-	created  int64 // birth time of the site's permanent pages (negative)
-	deploy   int64 // period of the deploys that stamp wrong validators
+	phase    int64        // quasi-deterministic publishing phase
+	created  int64        // birth time of the site's permanent pages (negative)
+	deploy   int64        // period of the deploys that stamp wrong validators
 }
 
 // cluster is a directory of a site: a dense, topical group of pages under
