@@ -12,9 +12,9 @@ type PageTruth struct {
 	Alive    bool      `json:"alive"`                 // the URL serves a page at that instant
 	Version  uint32    `json:"version"`               // the live version (if alive)
 	Modified time.Time `json:"modified"`              // when the live version appeared
-	Next     time.Time `json:"next_change"`           // the next change (zero if never)
+	Next     time.Time `json:"next_change,omitzero"`  // the next change (absent if never)
 	Born     time.Time `json:"born"`                  // when the page at this URL was created
-	Died     time.Time `json:"died"`                  // when it is removed (zero if never)
+	Died     time.Time `json:"died,omitzero"`         // when it is removed (absent if never)
 	Rate     float64   `json:"changes_per_day"`       // mean change rate
 	Process  string    `json:"process"`               // the update process
 	Replaced string    `json:"replaced_by,omitempty"` // the slot's live URL, if this one is dead
