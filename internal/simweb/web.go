@@ -378,22 +378,10 @@ func (s *site) permanent(slot int32) bool {
 // Lifetimes are exponential with the domain's mean (scaled by 1/Churn).
 // Generation 0 is the page alive at time 0: by memorylessness its age and
 // its remaining life are independent exponentials.
-func (w *Web) lifetime(si int32, slot int32, gen int32) (born, died int64) {
-	s := &w.sites[si]
-	if s.permanent(slot) || w.cfg.Churn == 0 {
-		return s.created, math.MaxInt64
-	}
-	mean := float64(MeanLifespan[s.domain]) / w.cfg.Churn
-	g := uint64(s.first) + uint64(slot)
-	draw := func(i uint64) int64 { return clampNs(-math.Log(open(hash3(w.cfg.Seed^tagLife, g, i))) * mean) }
-	born, died = -draw(0), draw(1)
-	for k := int32(1); k <= gen; k++ {
-		born = died
-		if d := draw(uint64(k) + 1); died > math.MaxInt64-d {
-			died = math.MaxInt64
-		} else {
-			died += d
-		}
+func (w *Web) lifetime(si, slot, gen int32) (born, died int64) {
+	born, died = w.firstLife(si, slot)
+	for k := int32(1); k <= gen && died != math.MaxInt64; k++ {
+		born, died = died, w.nextDeath(si, slot, k, died)
 	}
 	return born, died
 }
@@ -401,12 +389,37 @@ func (w *Web) lifetime(si int32, slot int32, gen int32) (born, died int64) {
 // genAt returns the generation of a slot alive at t (generation 0 for any
 // t before its birth, which only happens for t < 0).
 func (w *Web) genAt(si, slot int32, t int64) (gen int32, born, died int64) {
-	born, died = w.lifetime(si, slot, 0)
+	born, died = w.firstLife(si, slot)
 	for died <= t {
 		gen++
-		born, died = w.lifetime(si, slot, gen)
+		born, died = died, w.nextDeath(si, slot, gen, died)
 	}
 	return gen, born, died
+}
+
+// firstLife returns the birth and death of generation 0 of a slot.
+func (w *Web) firstLife(si, slot int32) (born, died int64) {
+	s := &w.sites[si]
+	if s.permanent(slot) || w.cfg.Churn == 0 {
+		return s.created, math.MaxInt64
+	}
+	return -w.lifeDraw(si, slot, 0), w.lifeDraw(si, slot, 1)
+}
+
+// nextDeath returns the death of generation gen ≥ 1, born at born.
+func (w *Web) nextDeath(si, slot, gen int32, born int64) int64 {
+	d := w.lifeDraw(si, slot, uint64(gen)+1)
+	if born > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return born + d
+}
+
+// lifeDraw is the i-th exponential lifetime draw of a slot.
+func (w *Web) lifeDraw(si, slot int32, i uint64) int64 {
+	s := &w.sites[si]
+	mean := float64(MeanLifespan[s.domain]) / w.cfg.Churn
+	return clampNs(-math.Log(open(hash3(w.cfg.Seed^tagLife, uint64(s.first)+uint64(slot), i))) * mean)
 }
 
 // cachedGenAt is genAt answered from the slot's cache when the cached
