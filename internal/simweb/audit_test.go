@@ -1,28 +1,12 @@
 package simweb
 
 import (
-	"context"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 )
-
-// client returns an HTTP client that sends every request to srv, whatever
-// the host in the URL (as a crawler with a resolver override would).
-func client(srv *httptest.Server) *http.Client {
-	addr := srv.Listener.Addr().String()
-	var d net.Dialer
-	return &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, network, addr)
-		},
-		MaxConnsPerHost: 16,
-	}}
-}
 
 func fetch(t *testing.T, c *http.Client, url, userAgent string) {
 	t.Helper()
@@ -40,14 +24,11 @@ func fetch(t *testing.T, c *http.Client, url, userAgent string) {
 // impoliteness of a rude one.
 func TestAudit(t *testing.T) {
 	const delay = 30 * time.Millisecond
-	w, _ := newTestWeb(t, func(c *Config) {
-		c.Hosts, c.PagesPerHost = 8, 200
-		c.Robots = RobotsMix{CrawlDelay: 0}
-		c.Audit = AuditConfig{MinDelay: delay, MaxInFlight: 1}
-	})
-	srv := httptest.NewServer(w)
-	defer srv.Close()
-	c := client(srv)
+	cfg := serverTestConfig(8, 200)
+	cfg.Robots = RobotsMix{CrawlDelay: 0}
+	cfg.Audit = AuditConfig{MinDelay: delay, MaxInFlight: 1}
+	n := newServerTestNet(t, cfg)
+	w, c := n.web, n.client
 	hosts := []int32{0, 1, 2}
 	allowedPages := func(si int32, n int) []string {
 		var out []string
@@ -98,14 +79,11 @@ func TestAudit(t *testing.T) {
 	})
 
 	t.Run("concurrent", func(t *testing.T) {
-		slow, _ := newTestWeb(t, func(c *Config) {
-			c.Hosts, c.PagesPerHost = 2, 50
-			c.Faults.Slow, c.Faults.SlowDelay = 1, 100*time.Millisecond
-			c.Audit = AuditConfig{MaxInFlight: 1}
-		})
-		srv := httptest.NewServer(slow)
-		defer srv.Close()
-		c := client(srv)
+		cfg := serverTestConfig(2, 50)
+		cfg.Faults.Slow, cfg.Faults.SlowDelay = 1, 100*time.Millisecond
+		cfg.Audit = AuditConfig{MaxInFlight: 1}
+		n := newServerTestNet(t, cfg)
+		slow, c := n.web, n.client
 		var wg sync.WaitGroup
 		for i := 0; i < 4; i++ {
 			wg.Add(1)
@@ -140,16 +118,13 @@ func TestAudit(t *testing.T) {
 	})
 
 	t.Run("crawl-delay", func(t *testing.T) {
-		cd, _ := newTestWeb(t, func(c *Config) {
-			c.Hosts, c.PagesPerHost = 3, 20
-			c.Robots = RobotsMix{CrawlDelay: 1, MaxCrawlDelay: 1}
-		})
+		cfg := serverTestConfig(3, 20)
+		cfg.Robots = RobotsMix{CrawlDelay: 1, MaxCrawlDelay: 1}
+		n := newServerTestNet(t, cfg)
+		cd, c := n.web, n.client
 		if cd.sites[0].crawlDelay != 1 {
 			t.Fatalf("crawl-delay %d, want 1", cd.sites[0].crawlDelay)
 		}
-		srv := httptest.NewServer(cd)
-		defer srv.Close()
-		c := client(srv)
 		fetch(t, c, cd.URL(0, 0, 0), "rudebot")
 		fetch(t, c, cd.URL(0, 0, 0), "rudebot")
 		if r := cd.Audit().Report(); r.CrawlDelayViolations != 1 {

@@ -84,12 +84,7 @@ func TestLifespansMatchFig44(t *testing.T) {
 // pages the standard error of a share near 0.2 is 0.009; the tolerance
 // of 0.03 is over 3 standard errors.
 func TestCh4MethodReproducesPrintedBars(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Hosts, cfg.PagesPerHost, cfg.Churn = 270, 10, 0
-	w, err := New(cfg, &ManualClock{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := newTestWeb(t, func(c *Config) { c.Hosts, c.PagesPerHost, c.Churn = 270, 10, 0 })
 	st := Describe(w, 0)
 	got := st.Ch4Bins[numDomains]
 	for b, want := range []float64{0.23, 0.15} {

@@ -75,12 +75,7 @@ func TestPoissonIntervalsAreExponential(t *testing.T) {
 // The same, end to end: the change times the web generates for one of its
 // Poisson pages, over enough simulated time for 5,000 changes.
 func TestWebPoissonPageChangeTimes(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Hosts, cfg.PagesPerHost, cfg.Churn = 4, 50, 0
-	w, err := New(cfg, &ManualClock{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := newTestWeb(t, func(c *Config) { c.Hosts, c.PagesPerHost, c.Churn = 4, 50, 0 })
 	// Find a fast page so that the sample is large.
 	var si, slot int32 = -1, 0
 	for s := int32(0); s < 4 && si < 0; s++ {
@@ -166,12 +161,7 @@ func TestQuasiDeterministicChanges(t *testing.T) {
 // chi-square test compares the two. Pages with no change in the window go
 // to the last bar, as in ch. 4. α = 0.001 with a fixed seed: deterministic.
 func TestRealisedIntervalsMatchCalibration(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Hosts, cfg.PagesPerHost, cfg.Churn = 200, 40, 0
-	w, err := New(cfg, &ManualClock{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := newTestWeb(t, func(c *Config) { c.Hosts, c.PagesPerHost, c.Churn = 200, 40, 0 })
 	const years = 4
 	horizon := int64(years * 365 * day)
 	obs := make([]float64, 5)
@@ -231,13 +221,7 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 // Seeking the event cursor forwards and backwards gives the same version
 // as counting the change times from the origin (brute force).
 func TestCursorMatchesBruteForce(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Hosts, cfg.PagesPerHost = 3, 30
-	cfg.ParetoShare, cfg.QDShare = 0.34, 0.33
-	w, err := New(cfg, &ManualClock{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := newTestWeb(t, func(c *Config) { c.Hosts, c.PagesPerHost, c.ParetoShare, c.QDShare = 3, 30, 0.34, 0.33 })
 	r := newStream(99)
 	for k := 0; k < 3000; k++ {
 		si, slot := int32(r.intn(3)), int32(r.intn(30))
