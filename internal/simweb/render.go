@@ -66,7 +66,7 @@ func (w *Web) outLinks(si, slot int32, dst []link) []link {
 		// some collisions a local draw widens to the whole site, and a link
 		// that still finds no new target is dropped.
 		for try := 0; try < 48; try++ {
-			t := w.randomTarget(&r, si, ci, intra, local && try < 16, false)
+			t := w.randomTarget(&r, si, ci, intra, local && try < 16)
 			if t.site == si && t.slot == slot || contains(dst, t) {
 				continue
 			}
@@ -78,22 +78,17 @@ func (w *Web) outLinks(si, slot int32, dst []link) []link {
 }
 
 // randomTarget draws one random link target of a page of site si in
-// cluster ci: in the same cluster (local), elsewhere in the same site
-// (intra), or on another site, by attractiveness or uniformly.
-func (w *Web) randomTarget(r *stream, si int32, ci int, intra, local, uniform bool) link {
+// cluster ci, by attractiveness: in the same cluster (local), elsewhere in
+// the same site (intra), or on another site, where half the links go to
+// the home page.
+func (w *Web) randomTarget(r *stream, si int32, ci int, intra, local bool) link {
 	s := &w.sites[si]
-	pick := func(a, b int32) int32 {
-		if uniform {
-			return a + int32(r.intn(int(b-a)))
-		}
-		return w.pickWeighted(a, b, r.float())
-	}
 	if intra {
 		if local {
 			c := &s.clusters[ci]
-			return link{si, pick(s.first+c.start, s.first+c.end) - s.first}
+			return link{si, w.pickWeighted(s.first+c.start, s.first+c.end, r.float()) - s.first}
 		}
-		return link{si, pick(s.first, s.first+s.pages) - s.first}
+		return link{si, w.pickWeighted(s.first, s.first+s.pages, r.float()) - s.first}
 	}
 	t := link{site: w.pickSite(r.float())}
 	for try := 0; try < 8 && t.site == si; try++ {
@@ -101,7 +96,7 @@ func (w *Web) randomTarget(r *stream, si int32, ci int, intra, local, uniform bo
 	}
 	ts := &w.sites[t.site]
 	if r.float() >= 0.5 {
-		t.slot = pick(ts.first, ts.first+ts.pages) - ts.first
+		t.slot = w.pickWeighted(ts.first, ts.first+ts.pages, r.float()) - ts.first
 	}
 	return t
 }
