@@ -1,0 +1,255 @@
+// Package fetch downloads one URL politely bounded: conditional GET,
+// gzip and deflate, limits on body, decoded size, headers and time, no
+// redirect following (each hop is a request of its own, scheduled by the
+// crawler), and no private, loopback or link-local addresses unless
+// allowed, checked on the resolved address of every connection.
+package fetch
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// ErrScheme is returned for URLs that are not http or https.
+var ErrScheme = errors.New("only http and https URLs are fetched")
+
+// DefaultUserAgent identifies the crawler.
+const DefaultUserAgent = "freshcrawl/0.1 (+https://github.com/freshcrawl/freshcrawl)"
+
+// Config configures a Fetcher. Zero values take the documented defaults.
+type Config struct {
+	UserAgent       string        // default DefaultUserAgent
+	Timeout         time.Duration // whole request, body included; default 30 s
+	MaxBodyBytes    int64         // bytes read from the wire; default 10 MiB
+	MaxDecodedBytes int64         // bytes after Content-Encoding is undone; default 50 MiB
+	MaxHeaderBytes  int64         // response header block; default 64 KiB
+	MaxConnsPerHost int           // default 1: one request in flight per host
+	AllowPrivate    bool          // allow loopback, private and link-local addresses
+	Resolve         []ResolveRule // fixed addresses for host names, tried before DNS
+	Resolver        *net.Resolver // default net.DefaultResolver
+	Now             func() time.Time
+}
+
+func (c *Config) defaults() {
+	if c.UserAgent == "" {
+		c.UserAgent = DefaultUserAgent
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = 10 << 20
+	}
+	if c.MaxDecodedBytes == 0 {
+		c.MaxDecodedBytes = 50 << 20
+	}
+	if c.MaxHeaderBytes == 0 {
+		c.MaxHeaderBytes = 64 << 10
+	}
+	if c.MaxConnsPerHost == 0 {
+		c.MaxConnsPerHost = 1
+	}
+	if c.Resolver == nil {
+		c.Resolver = net.DefaultResolver
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Fetcher fetches URLs. It is safe for concurrent use.
+type Fetcher struct {
+	cfg    Config
+	client *http.Client
+	tr     *http.Transport
+}
+
+// New returns a Fetcher with a transport tuned for crawling many hosts.
+func New(cfg Config) *Fetcher {
+	cfg.defaults()
+	d := &dialer{
+		net:          net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
+		resolver:     cfg.Resolver,
+		rules:        cfg.Resolve,
+		allowPrivate: cfg.AllowPrivate,
+	}
+	tr := &http.Transport{
+		DialContext:            d.DialContext,
+		MaxConnsPerHost:        cfg.MaxConnsPerHost,
+		MaxIdleConnsPerHost:    cfg.MaxConnsPerHost,
+		MaxIdleConns:           4096,
+		IdleConnTimeout:        60 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  cfg.Timeout,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: cfg.MaxHeaderBytes,
+		DisableCompression:     true, // we ask for gzip ourselves and keep the raw bytes for WARC
+		ForceAttemptHTTP2:      true,
+	}
+	return &Fetcher{
+		cfg: cfg,
+		tr:  tr,
+		client: &http.Client{
+			Transport:     tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+	}
+}
+
+// Close releases idle connections.
+func (f *Fetcher) Close() { f.tr.CloseIdleConnections() }
+
+// Request is one fetch. ETag and LastModified, from the previous fetch of
+// the URL, make it a conditional GET.
+type Request struct {
+	URL          string
+	ETag         string
+	LastModified string
+}
+
+// Response is what a fetch returned.
+type Response struct {
+	URL           string
+	Status        int
+	Proto         string
+	Header        http.Header
+	RequestHeader http.Header // what was sent, for the WARC request record
+	Raw           []byte      // body as transferred: Content-Encoding kept, chunking removed
+	Body          []byte      // body with Content-Encoding undone; with DecodeError, what could be decoded
+	Truncated     string      // "" or why the body stops early (WARC-Truncated values): "length", "time", "disconnect"
+	DecodeError   error       // why Body is nil although Raw is not
+	Location      string      // absolute redirect target of a 3xx
+	RemoteAddr    string      // ip:port the response came from
+	Started       time.Time
+	Duration      time.Duration
+}
+
+// NotModified reports a 304 answer to a conditional GET.
+func (r *Response) NotModified() bool { return r.Status == http.StatusNotModified }
+
+// Fetch performs one GET. Network errors, refused addresses and timeouts
+// before the headers arrive are errors; a body cut short by a limit is a
+// Response with Truncated set.
+func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", r.URL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("fetch %s: %w", r.URL, ErrScheme)
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	defer cancel()
+	var remote string
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { remote = info.Conn.RemoteAddr().String() },
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", r.URL, err)
+	}
+	h := req.Header
+	h.Set("User-Agent", f.cfg.UserAgent)
+	h.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	h.Set("Accept-Encoding", "gzip, deflate")
+	if r.ETag != "" {
+		h.Set("If-None-Match", r.ETag)
+	}
+	if r.LastModified != "" {
+		h.Set("If-Modified-Since", r.LastModified)
+	}
+	start := f.cfg.Now()
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", r.URL, err)
+	}
+	defer resp.Body.Close()
+	out := &Response{
+		URL: r.URL, Status: resp.StatusCode, Proto: resp.Proto, Header: resp.Header,
+		RequestHeader: h.Clone(), RemoteAddr: remote, Started: start,
+	}
+	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		if target, err := u.Parse(loc); err == nil {
+			out.Location = target.String()
+		}
+	}
+	out.Raw, out.Truncated = readBounded(resp.Body, f.cfg.MaxBodyBytes)
+	out.Body, out.DecodeError = decode(out.Raw, resp.Header.Get("Content-Encoding"), f.cfg.MaxDecodedBytes)
+	if errors.Is(out.DecodeError, errDecodedTooLarge) {
+		out.Truncated = "length"
+	}
+	out.Duration = f.cfg.Now().Sub(start)
+	return out, nil
+}
+
+// readBounded reads at most limit bytes; a body that is longer, or that
+// stops with an error (a timeout, a reset), is returned truncated, with the
+// reason in the words of WARC-Truncated.
+func readBounded(r io.Reader, limit int64) ([]byte, string) {
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	switch {
+	case n > limit:
+		return buf.Bytes()[:limit], "length"
+	case errors.Is(err, context.DeadlineExceeded):
+		return buf.Bytes(), "time"
+	case err != nil:
+		return buf.Bytes(), "disconnect"
+	}
+	return buf.Bytes(), ""
+}
+
+var errDecodedTooLarge = errors.New("decoded body exceeds the limit")
+
+// decode undoes Content-Encoding (gzip, x-gzip, deflate — zlib-wrapped or,
+// as some servers send it, raw — and identity), reading at most limit
+// bytes: a compression bomb stops there.
+func decode(raw []byte, encoding string, limit int64) ([]byte, error) {
+	encoding = strings.ToLower(strings.TrimSpace(encoding))
+	var r io.Reader
+	switch encoding {
+	case "", "identity":
+		if int64(len(raw)) > limit {
+			return raw[:limit], errDecodedTooLarge
+		}
+		return raw, nil
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		r = zr
+	case "deflate":
+		if zr, err := zlib.NewReader(bytes.NewReader(raw)); err == nil {
+			r = zr
+		} else {
+			r = flate.NewReader(bytes.NewReader(raw))
+		}
+	default:
+		return nil, fmt.Errorf("unsupported Content-Encoding %q", encoding)
+	}
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	if n > limit {
+		return buf.Bytes()[:limit], errDecodedTooLarge
+	}
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return buf.Bytes(), fmt.Errorf("%s: %w", encoding, err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return buf.Bytes(), fmt.Errorf("%s: body ends early: %w", encoding, err)
+	}
+	return buf.Bytes(), nil
+}
