@@ -1,0 +1,384 @@
+package warc
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ErrClosed is returned by writes to a closed Writer.
+var ErrClosed = errors.New("warc: writer closed")
+
+// WriterConfig configures a Writer. The zero value writes files named
+// freshcrawl-YYYYMMDDhhmmss-00000.warc.gz of about 1 GB in the current
+// directory at the default gzip level.
+type WriterConfig struct {
+	// Dir is where WARC files go; it is created if missing. Empty means
+	// the current directory.
+	Dir string
+	// Prefix starts each file name, PREFIX-YYYYMMDDhhmmss-SEQ.warc.gz
+	// (UTC time the file was opened, SEQ counting files from 00000). Empty
+	// means "freshcrawl".
+	Prefix string
+	// MaxFileSize is the size in bytes at which a file is finished: the
+	// next record starts a new file. A file exceeds it by at most one
+	// record. Zero means 10^9 (1 GB, the size the WARC specification
+	// recommends); negative means no limit.
+	MaxFileSize int64
+	// Compression is the gzip level. Zero means gzip.DefaultCompression
+	// (6, as wget and Heritrix use); otherwise gzip.BestSpeed to
+	// gzip.BestCompression or gzip.HuffmanOnly. On rustdoc HTML pages on
+	// the 2-core dev machine, level 6 compressed 7.6x at 69 MB/s and level
+	// 1 6.0x at 155 MB/s; records are compressed one at a time.
+	Compression int
+	// Info holds fields for the warcinfo record at the head of each file,
+	// such as operator, hostname, http-header-user-agent or robots.
+	// "software: freshcrawl", "format" and "conformsTo" are added unless
+	// Info sets them.
+	Info Header
+	// Now is the clock for file names and for records whose Date is zero.
+	// Nil means time.Now.
+	Now func() time.Time
+}
+
+// Location says where a record was written: File, the base name of a file
+// in WriterConfig.Dir, and the Offset and compressed Length of the gzip
+// member holding the record. A reader that seeks to Offset and reads
+// Length bytes gets exactly that record; this is what a CDX index stores.
+type Location struct {
+	File     string
+	Offset   int64
+	Length   int64
+	RecordID string
+}
+
+// Writer appends records to WARC files, one gzip member per record, so
+// each record can be read alone from its offset. It starts a new file when
+// one reaches MaxFileSize, with a warcinfo record first; every record
+// carries the WARC-Warcinfo-ID of its file's warcinfo.
+//
+// Durability: each write returns only after the whole gzip member has been
+// handed to the operating system in a single write(2), so once it returns
+// the record survives a crash of the process (kill -9); Sync makes it
+// survive a crash of the machine. The crawler writes the record, calls
+// Sync when it commits a batch, and only then marks pages fetched. A write
+// that fails part-way is cut off again, so the file stays readable; if even
+// that fails, the Writer refuses further writes and Repair fixes the file
+// on the next start.
+//
+// A Writer is safe for concurrent use; writes are serialised.
+type Writer struct {
+	cfg WriterConfig
+
+	mu        sync.Mutex
+	f         *os.File
+	name      string
+	size      int64
+	seq       int
+	infoID    string
+	dirSynced bool
+	err       error // sticky: the current file may hold a torn member
+	closed    bool
+
+	zw  *gzip.Writer
+	buf bytes.Buffer
+	hdr []byte
+}
+
+// NewWriter checks cfg, creates cfg.Dir if needed and returns a Writer.
+// The first file is created by the first write, so a crawler that writes
+// nothing leaves no file behind.
+func NewWriter(cfg WriterConfig) (*Writer, error) {
+	if cfg.Dir == "" {
+		cfg.Dir = "."
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = "freshcrawl"
+	}
+	if filepath.Base(cfg.Prefix) != cfg.Prefix {
+		return nil, fmt.Errorf("warc: prefix %q must not contain a path separator", cfg.Prefix)
+	}
+	if cfg.MaxFileSize == 0 {
+		cfg.MaxFileSize = 1e9
+	}
+	if cfg.Compression == 0 {
+		cfg.Compression = gzip.DefaultCompression
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if err := cfg.Info.check(); err != nil {
+		return nil, fmt.Errorf("warc: Info: %w", err)
+	}
+	zw, err := gzip.NewWriterLevel(nil, cfg.Compression)
+	if err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	return &Writer{cfg: cfg, zw: zw}, nil
+}
+
+// WriteResponse writes a response record (see Response) and returns where
+// it went.
+func (w *Writer) WriteResponse(r Response) (Location, error) {
+	h, err := r.record()
+	if err != nil {
+		return Location{}, err
+	}
+	return w.write(h, r.HTTPHeader, r.Body)
+}
+
+// WriteRequest writes a request record (see Request).
+func (w *Writer) WriteRequest(r Request) (Location, error) {
+	h, err := r.record()
+	if err != nil {
+		return Location{}, err
+	}
+	return w.write(h, r.HTTPHeader, r.Body)
+}
+
+// WriteRevisit writes a revisit record (see Revisit).
+func (w *Writer) WriteRevisit(r Revisit) (Location, error) {
+	h, err := r.record()
+	if err != nil {
+		return Location{}, err
+	}
+	return w.write(h, r.HTTPHeader)
+}
+
+// WriteMetadata writes a metadata record (see Metadata).
+func (w *Writer) WriteMetadata(m Metadata) (Location, error) {
+	h, err := m.record()
+	if err != nil {
+		return Location{}, err
+	}
+	return w.write(h, m.Block)
+}
+
+// WriteRecord writes a record of any type with the given header and block.
+// h must have WARC-Type. The writer adds WARC-Record-ID and WARC-Date if
+// missing, WARC-Block-Digest if missing, and sets WARC-Warcinfo-ID and
+// Content-Length; h itself is not modified. Like every write, it returns
+// after the record's gzip member is complete and written to the operating
+// system (see Writer).
+func (w *Writer) WriteRecord(h Header, block []byte) (Location, error) {
+	if h.Get("WARC-Type") == "" {
+		return Location{}, errors.New("warc: record without WARC-Type")
+	}
+	return w.write(append(Header(nil), h...), block)
+}
+
+// write completes h, compresses the record into one gzip member and appends
+// it to the current file, opening or rotating files as needed.
+func (w *Writer) write(h Header, block ...[]byte) (Location, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return Location{}, ErrClosed
+	}
+	if w.err != nil {
+		return Location{}, w.err
+	}
+	if w.f != nil && w.cfg.MaxFileSize > 0 && w.size >= w.cfg.MaxFileSize {
+		if err := w.finishFile(); err != nil {
+			return Location{}, err
+		}
+	}
+	if w.f == nil {
+		if err := w.openFile(); err != nil {
+			return Location{}, err
+		}
+	}
+	if h.Get("WARC-Type") != TypeWarcinfo {
+		h.Set("WARC-Warcinfo-ID", w.infoID)
+	}
+	return w.writeMember(h, block)
+}
+
+// writeMember fills in the computed fields and appends the record as one
+// gzip member. The caller holds w.mu and has an open file.
+func (w *Writer) writeMember(h Header, block [][]byte) (Location, error) {
+	if h.Get("WARC-Record-ID") == "" {
+		h.Set("WARC-Record-ID", NewRecordID())
+	}
+	if h.Get("WARC-Date") == "" {
+		h.Set("WARC-Date", FormatDate(w.cfg.Now()))
+	}
+	var n int64
+	for _, b := range block {
+		n += int64(len(b))
+	}
+	if h.Get("WARC-Block-Digest") == "" {
+		d := sha1.New()
+		for _, b := range block {
+			d.Write(b)
+		}
+		h.Set("WARC-Block-Digest", formatSHA1(d.Sum(nil)))
+	}
+	h.Set("Content-Length", strconv.FormatInt(n, 10))
+	if err := h.check(); err != nil {
+		return Location{}, err
+	}
+
+	w.buf.Reset()
+	w.zw.Reset(&w.buf)
+	w.hdr = h.appendTo(w.hdr[:0])
+	w.zw.Write(w.hdr) // writes to a bytes.Buffer cannot fail
+	for _, b := range block {
+		w.zw.Write(b)
+	}
+	w.zw.Write([]byte("\r\n\r\n"))
+	w.zw.Close()
+
+	loc := Location{File: w.name, Offset: w.size, Length: int64(w.buf.Len()), RecordID: h.Get("WARC-Record-ID")}
+	if _, err := w.f.Write(w.buf.Bytes()); err != nil {
+		err = fmt.Errorf("warc: write %s: %w", w.name, err)
+		// Cut the torn member off so the file stays readable.
+		if terr := w.f.Truncate(w.size); terr != nil {
+			w.err = fmt.Errorf("%w (and truncating it: %v)", err, terr)
+			return Location{}, w.err
+		}
+		if _, serr := w.f.Seek(w.size, 0); serr != nil {
+			w.err = fmt.Errorf("%w (and seeking back: %v)", err, serr)
+			return Location{}, w.err
+		}
+		return Location{}, err
+	}
+	w.size += loc.Length
+	return loc, nil
+}
+
+// openFile creates the next file and writes its warcinfo record.
+func (w *Writer) openFile() error {
+	stamp := w.cfg.Now().UTC().Format("20060102150405")
+	for tries := 0; ; tries++ {
+		name := fmt.Sprintf("%s-%s-%05d.warc.gz", w.cfg.Prefix, stamp, w.seq)
+		w.seq++
+		f, err := os.OpenFile(filepath.Join(w.cfg.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) && tries < 1000 {
+			continue // another writer, or an earlier run in the same second
+		}
+		if err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+		w.f, w.name, w.size, w.dirSynced = f, name, 0, false
+		break
+	}
+	w.infoID = NewRecordID()
+	h := Header{
+		{"WARC-Type", TypeWarcinfo},
+		{"WARC-Record-ID", w.infoID},
+		{"WARC-Date", FormatDate(w.cfg.Now())},
+		{"WARC-Filename", w.name},
+		{"Content-Type", contentWarcFields},
+	}
+	if _, err := w.writeMember(h, [][]byte{w.infoBlock()}); err != nil {
+		w.f.Close()
+		os.Remove(filepath.Join(w.cfg.Dir, w.name))
+		w.f, w.err = nil, nil
+		return err
+	}
+	return nil
+}
+
+// infoBlock is the application/warc-fields block of the warcinfo record.
+func (w *Writer) infoBlock() []byte {
+	var b []byte
+	add := func(name, value string) {
+		b = append(b, name...)
+		b = append(b, ": "...)
+		b = append(b, value...)
+		b = append(b, "\r\n"...)
+	}
+	defaults := []Field{
+		{"software", "freshcrawl"},
+		{"format", "WARC File Format 1.1"},
+		{"conformsTo", "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+	}
+	for _, f := range defaults {
+		if w.cfg.Info.Get(f.Name) == "" {
+			add(f.Name, f.Value)
+		}
+	}
+	for _, f := range w.cfg.Info {
+		add(f.Name, f.Value)
+	}
+	return b
+}
+
+// finishFile syncs and closes the current file.
+func (w *Writer) finishFile() error {
+	err := w.sync()
+	if cerr := w.f.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("warc: close %s: %w", w.name, cerr)
+	}
+	w.f = nil
+	return err
+}
+
+// Sync commits the current file to stable storage (fsync), and on the first
+// Sync of a file also its directory entry, so the file survives a machine
+// crash. Records are never buffered in the Writer, so there is nothing to
+// flush before.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	return w.sync()
+}
+
+func (w *Writer) sync() error {
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("warc: sync %s: %w", w.name, err)
+	}
+	if !w.dirSynced {
+		d, err := os.Open(w.cfg.Dir)
+		if err != nil {
+			return fmt.Errorf("warc: sync %s: %w", w.cfg.Dir, err)
+		}
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("warc: sync %s: %w", w.cfg.Dir, err)
+		}
+		w.dirSynced = true
+	}
+	return nil
+}
+
+// File returns the base name of the file being written, or "" before the
+// first write and after Close.
+func (w *Writer) File() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return ""
+	}
+	return w.name
+}
+
+// Close syncs and closes the current file. Later writes return ErrClosed.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.f == nil {
+		return nil
+	}
+	return w.finishFile()
+}
