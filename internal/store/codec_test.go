@@ -1,0 +1,165 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+// maxTime is the largest time the codec must carry; it is far beyond the
+// UnixNano range (year 2262), which the encoding deliberately avoids.
+var maxTime = time.Unix(maxUnix, 999999999).UTC()
+
+func TestPageRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Page
+	}{
+		{"zero", Page{}},
+		{"typical", Page{
+			URL:       "https://example.com/a?b=c",
+			FirstSeen: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
+			LastFetch: time.Date(2026, 2, 3, 4, 5, 6, 7, time.UTC),
+			Status:    200, Checksum: 0xdeadbeef, ETag: `"abc"`,
+			LastModified: "Mon, 02 Jan 2026 03:04:05 GMT",
+			Fetches:      12, Changes: 3, WARCFile: "fc-00001.warc.gz", WARCOffset: 123456,
+		}},
+		{"max", Page{
+			URL:       string(bytes.Repeat([]byte("x"), 1<<16)),
+			FirstSeen: maxTime, LastFetch: maxTime,
+			Status: math.MaxInt, Checksum: math.MaxUint64,
+			ETag: "\x00\xff", LastModified: "\xff",
+			Fetches: math.MaxUint32, Changes: math.MaxUint32,
+			WARCFile: "w", WARCOffset: math.MaxInt64,
+		}},
+		{"min", Page{
+			FirstSeen:  time.Unix(-1<<62, 0).UTC(),
+			LastFetch:  time.Unix(0, 0).UTC(), // the epoch must not be confused with the zero time
+			Status:     math.MinInt,
+			WARCOffset: math.MinInt64,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := decodePage(encodePage(&tt.p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.p {
+				t.Errorf("round trip:\n got %+v\nwant %+v", got, tt.p)
+			}
+		})
+	}
+}
+
+func TestVisitRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		v    Visit
+	}{
+		{"zero", Visit{}},
+		{"typical", Visit{Time: time.Date(2026, 5, 6, 7, 8, 9, 10, time.UTC), Status: 304, LastModified: "lm", ETag: "e"}},
+		{"changed", Visit{Time: time.Unix(1, 0).UTC(), Status: 200, Changed: true}},
+		{"max", Visit{Time: maxTime, Status: math.MaxInt, Changed: true,
+			LastModified: string(bytes.Repeat([]byte{0xff}, 1000)), ETag: "\x00"}},
+		{"min", Visit{Time: time.Unix(-1<<62, 1).UTC(), Status: math.MinInt}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := decodeVisit(encodeVisit(&tt.v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.v {
+				t.Errorf("round trip:\n got %+v\nwant %+v", got, tt.v)
+			}
+		})
+	}
+}
+
+func TestMetaRoundTrip(t *testing.T) {
+	tests := []queueMeta{{}, {0, 1}, {5, 5}, {7, math.MaxUint64}, {math.MaxUint64, math.MaxUint64}}
+	for _, m := range tests {
+		got, err := decodeMeta(encodeMeta(m))
+		if err != nil || got != m {
+			t.Errorf("decodeMeta(encodeMeta(%v)) = %v, %v", m, got, err)
+		}
+	}
+	if _, err := decodeMeta(encodeMeta(queueMeta{head: 2, tail: 1})); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("head > tail: err = %v, want ErrCorrupt", err)
+	}
+}
+
+// TestDecodeCorrupt checks that every truncation, a trailing byte and an
+// unknown version are all reported as ErrCorrupt rather than misread.
+func TestDecodeCorrupt(t *testing.T) {
+	page := encodePage(&Page{URL: "u", FirstSeen: time.Unix(5, 5), Status: 200, ETag: "e", WARCOffset: 9})
+	visit := encodeVisit(&Visit{Time: time.Unix(5, 5), Status: 200, Changed: true, ETag: "e"})
+	decoders := []struct {
+		name   string
+		enc    []byte
+		decode func([]byte) error
+	}{
+		{"page", page, func(b []byte) error { _, err := decodePage(b); return err }},
+		{"visit", visit, func(b []byte) error { _, err := decodeVisit(b); return err }},
+	}
+	for _, d := range decoders {
+		t.Run(d.name, func(t *testing.T) {
+			for n := 0; n < len(d.enc); n++ {
+				if err := d.decode(d.enc[:n]); !errors.Is(err, ErrCorrupt) {
+					t.Errorf("truncated to %d bytes: err = %v, want ErrCorrupt", n, err)
+				}
+			}
+			if err := d.decode(append(append([]byte(nil), d.enc...), 0)); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("trailing byte: err = %v, want ErrCorrupt", err)
+			}
+			bad := append([]byte(nil), d.enc...)
+			bad[0] = 99
+			if err := d.decode(bad); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("version 99: err = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func TestTimeKeyOrder(t *testing.T) {
+	// Sorted by time; the keys must sort the same way bytewise. The zero
+	// time (year 1) lies between -2^62 s and -1 s.
+	times := []time.Time{
+		time.Unix(-1<<62, 0), {}, time.Unix(-1, 0), time.Unix(-1, 999999999),
+		time.Unix(0, 0), time.Unix(0, 1), time.Unix(1, 0), time.Unix(1<<40, 5), maxTime,
+	}
+	for i := 1; i < len(times); i++ {
+		if !times[i-1].Before(times[i]) {
+			t.Fatalf("test table not sorted at %d", i)
+		}
+		a, b := appendTimeKey(nil, times[i-1]), appendTimeKey(nil, times[i])
+		if bytes.Compare(a, b) >= 0 {
+			t.Errorf("key(%v) >= key(%v)", times[i-1], times[i])
+		}
+	}
+}
+
+// FuzzDecode checks that decoding arbitrary bytes never panics and that
+// whatever decodes re-encodes to the same bytes: the decoder accepts only
+// canonical encodings.
+func FuzzDecode(f *testing.F) {
+	f.Add(encodePage(&Page{URL: "u", Status: 200}))
+	f.Add(encodeVisit(&Visit{Time: time.Unix(3, 4), Changed: true}))
+	f.Add(encodePage(&Page{FirstSeen: maxTime}))
+	f.Add(encodeVisit(&Visit{Time: time.Unix(-62135596800, 0)})) // the zero time reached through time.Unix
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if p, err := decodePage(b); err == nil {
+			if re := encodePage(&p); !bytes.Equal(re, b) {
+				t.Errorf("page re-encodes differently: %x vs %x", re, b)
+			}
+		}
+		if v, err := decodeVisit(b); err == nil {
+			if re := encodeVisit(&v); !bytes.Equal(re, b) {
+				t.Errorf("visit re-encodes differently: %x vs %x", re, b)
+			}
+		}
+	})
+}

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// The frontier is one FIFO queue per host. Items live at
+// q/<host>\x00<seq>, and h/<host> holds the queue's [head, tail) sequence
+// numbers. The meta row exists exactly when the queue is non-empty, so Hosts
+// reads only live queues; an emptied queue restarts at sequence 0, which is
+// safe because Pebble's range deletions never hide later writes.
+
+func checkHost(host string) error {
+	if host == "" || strings.IndexByte(host, 0) >= 0 {
+		return fmt.Errorf("%q: %w", host, ErrInvalidHost)
+	}
+	return nil
+}
+
+func metaKey(host string) []byte {
+	return append([]byte(prefixMeta), host...)
+}
+
+func queuePrefix(host string) []byte {
+	k := make([]byte, 0, len(prefixQueue)+len(host)+1+8)
+	k = append(k, prefixQueue...)
+	k = append(k, host...)
+	return append(k, 0)
+}
+
+func queueKey(host string, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(queuePrefix(host), seq)
+}
+
+func (s *Store) readMeta(host string) (queueMeta, error) {
+	v, ok, err := s.get(metaKey(host))
+	if err != nil || !ok {
+		return queueMeta{}, err
+	}
+	return decodeMeta(v)
+}
+
+// Push appends urls to host's queue. The items and the new tail commit as
+// one batch.
+func (s *Store) Push(host string, urls []string) error {
+	if err := checkHost(host); err != nil {
+		return fmt.Errorf("store: push: %w", err)
+	}
+	if len(urls) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.db.NewBatch()
+	defer b.Close()
+	if err := s.pushLocked(b, host, urls); err != nil {
+		return fmt.Errorf("store: push %s: %w", host, err)
+	}
+	if err := s.db.Apply(b, s.wopts); err != nil {
+		return fmt.Errorf("store: push %s: commit %d urls: %w", host, len(urls), err)
+	}
+	return nil
+}
+
+// pushLocked stages in b the items and new meta of host's queue. The caller
+// holds s.mu.
+func (s *Store) pushLocked(b *pebble.Batch, host string, urls []string) error {
+	m, err := s.readMeta(host)
+	if err != nil {
+		return err
+	}
+	for _, u := range urls {
+		if err := b.Set(queueKey(host, m.tail), []byte(u), nil); err != nil {
+			return err
+		}
+		m.tail++
+	}
+	return b.Set(metaKey(host), encodeMeta(m), nil)
+}
+
+// Pop removes and returns up to n URLs from the head of host's queue, oldest
+// first. It returns an empty slice if the queue is empty. The removal and the
+// new head commit as one batch.
+func (s *Store) Pop(host string, n int) ([]string, error) {
+	if err := checkHost(host); err != nil {
+		return nil, fmt.Errorf("store: pop: %w", err)
+	}
+	if n <= 0 {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.readMeta(host)
+	if err != nil {
+		return nil, fmt.Errorf("store: pop %s: %w", host, err)
+	}
+	take := min(uint64(n), m.tail-m.head)
+	if take == 0 {
+		return nil, nil
+	}
+	lo, hi := queueKey(host, m.head), queueKey(host, m.head+take)
+	urls, err := s.readRange(lo, hi, int(take))
+	if err != nil {
+		return nil, fmt.Errorf("store: pop %s: %w", host, err)
+	}
+	if uint64(len(urls)) != take {
+		return nil, fmt.Errorf("store: pop %s: found %d items in [%d,%d): %w",
+			host, len(urls), m.head, m.head+take, ErrCorrupt)
+	}
+	m.head += take
+
+	b := s.db.NewBatch()
+	defer b.Close()
+	// One range tombstone instead of take point tombstones keeps later
+	// scans of this queue cheap.
+	if err := b.DeleteRange(lo, hi, nil); err != nil {
+		return nil, fmt.Errorf("store: pop %s: %w", host, err)
+	}
+	if m.head == m.tail {
+		err = b.Delete(metaKey(host), nil)
+	} else {
+		err = b.Set(metaKey(host), encodeMeta(m), nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: pop %s: %w", host, err)
+	}
+	if err := s.db.Apply(b, s.wopts); err != nil {
+		return nil, fmt.Errorf("store: pop %s: commit: %w", host, err)
+	}
+	return urls, nil
+}
+
+// readRange returns the values of keys in [lo, hi), at most max of them.
+func (s *Store) readRange(lo, hi []byte, max int) ([]string, error) {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, max)
+	for ok := it.First(); ok && len(out) < max; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		out = append(out, string(v))
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return nil, err
+	}
+	return out, it.Close()
+}
+
+// Len returns the number of URLs queued for host.
+func (s *Store) Len(host string) (int, error) {
+	if err := checkHost(host); err != nil {
+		return 0, fmt.Errorf("store: len: %w", err)
+	}
+	m, err := s.readMeta(host)
+	if err != nil {
+		return 0, fmt.Errorf("store: len %s: %w", host, err)
+	}
+	return int(m.tail - m.head), nil
+}
+
+// Hosts calls fn for every host with a non-empty queue, in key order, with
+// the queue's length; it is how a restarted crawler rebuilds its in-memory
+// schedule. If fn returns an error, Hosts stops and returns that error
+// unchanged.
+func (s *Store) Hosts(fn func(host string, n int) error) error {
+	lo := []byte(prefixMeta)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: prefixEnd(lo)})
+	if err != nil {
+		return fmt.Errorf("store: hosts: %w", err)
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		host := string(bytes.TrimPrefix(it.Key(), lo))
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return fmt.Errorf("store: hosts: %s: %w", host, err)
+		}
+		m, err := decodeMeta(v)
+		if err != nil {
+			return fmt.Errorf("store: hosts: %s: %w", host, err)
+		}
+		if err := fn(host, int(m.tail-m.head)); err != nil {
+			return err
+		}
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("store: hosts: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Page is the state row of one fetched page.
+type Page struct {
+	// URL is the canonical URL; the row is keyed by its hash.
+	URL string
+	// FirstSeen is when the URL was discovered.
+	FirstSeen time.Time
+	// LastFetch is when the page was last fetched.
+	LastFetch time.Time
+	// Status is the HTTP status of the last fetch.
+	Status int
+	// Checksum is the content checksum used for change detection.
+	Checksum uint64
+	// ETag and LastModified are the validators for the next conditional GET.
+	ETag, LastModified string
+	// Fetches counts fetches; Changes counts fetches that saw a change.
+	Fetches, Changes uint32
+	// WARCFile and WARCOffset locate the last stored copy.
+	WARCFile   string
+	WARCOffset int64
+}
+
+// Visit is one fetch of a page as the change-rate estimators see it.
+type Visit struct {
+	// Time is when the fetch happened; visits of one page are ordered by it.
+	Time time.Time
+	// Status is the HTTP status.
+	Status int
+	// Changed reports whether the content differed from the previous visit.
+	Changed bool
+	// LastModified and ETag are the response's validators, if any.
+	LastModified, ETag string
+}
+
+func visitPrefix(h urlHash) []byte {
+	return append(hashKey(prefixVisit, h), '/')
+}
+
+// PutPage writes p's state row and appends visit to p.URL's history, in one
+// batch. Call it only after the fetched content is flushed to its WARC file
+// (DESIGN.md §4). A second visit with the same Time replaces the first.
+func (s *Store) PutPage(p Page, visit Visit) error {
+	h := hashURL(p.URL)
+	b := s.db.NewBatch()
+	defer b.Close()
+	if err := b.Set(hashKey(prefixPage, h), encodePage(&p), nil); err != nil {
+		return fmt.Errorf("store: put page %s: %w", p.URL, err)
+	}
+	vk := appendTimeKey(visitPrefix(h), visit.Time)
+	if err := b.Set(vk, encodeVisit(&visit), nil); err != nil {
+		return fmt.Errorf("store: put page %s: %w", p.URL, err)
+	}
+	if err := s.db.Apply(b, s.wopts); err != nil {
+		return fmt.Errorf("store: put page %s: commit: %w", p.URL, err)
+	}
+	return nil
+}
+
+// GetPage returns url's state row, or an error wrapping ErrNotFound.
+func (s *Store) GetPage(url string) (Page, error) {
+	v, ok, err := s.get(hashKey(prefixPage, hashURL(url)))
+	if err != nil {
+		return Page{}, fmt.Errorf("store: get page %s: %w", url, err)
+	}
+	if !ok {
+		return Page{}, fmt.Errorf("store: get page %s: %w", url, ErrNotFound)
+	}
+	p, err := decodePage(v)
+	if err != nil {
+		return Page{}, fmt.Errorf("store: get page %s: %w", url, err)
+	}
+	if p.URL != url { // A hash collision: astronomically unlikely, but cheap to rule out.
+		return Page{}, fmt.Errorf("store: get page %s: %w", url, ErrNotFound)
+	}
+	return p, nil
+}
+
+// Visits returns url's visit history in time order.
+func (s *Store) Visits(url string) ([]Visit, error) {
+	lo := visitPrefix(hashURL(url))
+	var out []Visit
+	err := s.scan(lo, func(_, v []byte) error {
+		vis, err := decodeVisit(v)
+		if err != nil {
+			return err
+		}
+		out = append(out, vis)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: visits %s: %w", url, err)
+	}
+	return out, nil
+}
+
+// errStop carries a callback's error out of scan unwrapped.
+type errStop struct{ err error }
+
+func (e errStop) Error() string { return e.err.Error() }
+
+// ForEachPage calls fn for every page row, in hash order. If fn returns an
+// error, ForEachPage stops and returns that error unchanged.
+func (s *Store) ForEachPage(fn func(Page) error) error {
+	err := s.scan([]byte(prefixPage), func(_, v []byte) error {
+		p, err := decodePage(v)
+		if err != nil {
+			return err
+		}
+		if err := fn(p); err != nil {
+			return errStop{err}
+		}
+		return nil
+	})
+	var stop errStop
+	if errors.As(err, &stop) {
+		return stop.err
+	}
+	if err != nil {
+		return fmt.Errorf("store: for each page: %w", err)
+	}
+	return nil
+}
+
+// scan calls fn for every key with the given prefix, in order. The slices
+// passed to fn are valid only during the call.
+func (s *Store) scan(prefix []byte, fn func(k, v []byte) error) error {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		if err := fn(it.Key(), v); err != nil {
+			return err
+		}
+	}
+	return it.Error()
+}
