@@ -10,7 +10,7 @@ import (
 // Record format versions. A decoder rejects versions it does not know, so a
 // newer binary's rows are never silently misread by an older one.
 const (
-	pageVersion  = 1
+	pageVersion  = 2
 	visitVersion = 1
 )
 
@@ -149,7 +149,18 @@ func encodePage(p *Page) []byte {
 	b = binary.AppendUvarint(b, uint64(p.Fetches))
 	b = binary.AppendUvarint(b, uint64(p.Changes))
 	b = appendString(b, p.WARCFile)
-	return binary.AppendVarint(b, p.WARCOffset)
+	b = binary.AppendVarint(b, p.WARCOffset)
+	b = append(b, p.Kind)
+	held := byte(0)
+	if p.Held {
+		held = 1
+	}
+	b = append(b, held)
+	b = appendTime(b, p.NextDue)
+	b = appendString(b, p.PayloadDigest)
+	b = appendString(b, p.RecordID)
+	b = appendTime(b, p.CaptureTime)
+	return appendString(b, p.Location)
 }
 
 func decodePage(b []byte) (Page, error) {
@@ -169,6 +180,19 @@ func decodePage(b []byte) (Page, error) {
 	p.Changes = d.uint32()
 	p.WARCFile = d.string()
 	p.WARCOffset = d.varint()
+	p.Kind = d.byte()
+	switch d.byte() {
+	case 0:
+	case 1:
+		p.Held = true
+	default:
+		d.fail()
+	}
+	p.NextDue = d.time()
+	p.PayloadDigest = d.string()
+	p.RecordID = d.string()
+	p.CaptureTime = d.time()
+	p.Location = d.string()
 	if err := d.finish("page"); err != nil {
 		return Page{}, err
 	}

@@ -169,7 +169,11 @@ func checkKeep(t *testing.T, s *Store, run string, lastAck int) {
 	t.Helper()
 	queued := map[string]bool{}
 	lo := queuePrefix(keepHost)
-	if err := s.scan(lo, func(_, v []byte) error { queued[string(v)] = true; return nil }); err != nil {
+	if err := s.scan(lo, func(_, v []byte) error {
+		it, err := decodeItem(v)
+		queued[it.URL] = true
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i <= lastAck+1; i++ {

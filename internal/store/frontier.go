@@ -75,12 +75,83 @@ func (s *Store) pushLocked(b *pebble.Batch, host string, urls []string) error {
 		return err
 	}
 	for _, u := range urls {
-		if err := b.Set(queueKey(host, m.tail), []byte(u), nil); err != nil {
+		if err := b.Set(queueKey(host, m.tail), encodeItem(Item{URL: u}), nil); err != nil {
 			return err
 		}
 		m.tail++
 	}
 	return b.Set(metaKey(host), encodeMeta(m), nil)
+}
+
+// Item is one queued URL with what the crawler needs to know about why it
+// is queued.
+type Item struct {
+	URL string
+	// Kind is the crawler's opaque tag (page, sitemap, ...).
+	Kind uint8
+	// Hops counts the redirects that led to URL.
+	Hops uint8
+}
+
+// QueuedItem is an Item with its position in its host's queue.
+type QueuedItem struct {
+	Item
+	Seq uint64
+}
+
+// encodeItem lays an item out as kind, hops, then the URL bytes.
+func encodeItem(it Item) []byte {
+	b := make([]byte, 0, 2+len(it.URL))
+	b = append(b, it.Kind, it.Hops)
+	return append(b, it.URL...)
+}
+
+func decodeItem(b []byte) (Item, error) {
+	if len(b) < 2 {
+		return Item{}, fmt.Errorf("decode queue item: length %d: %w", len(b), ErrCorrupt)
+	}
+	return Item{Kind: b[0], Hops: b[1], URL: string(b[2:])}, nil
+}
+
+// Peek returns up to n items from the head of host's queue without removing
+// them, starting at sequence number from (or the head, if later). A crawler
+// removes an item with Txn.Done once its outcome is committed, so a crash
+// while it is being fetched leaves it queued.
+func (s *Store) Peek(host string, from uint64, n int) ([]QueuedItem, error) {
+	if err := checkHost(host); err != nil {
+		return nil, fmt.Errorf("store: peek: %w", err)
+	}
+	m, err := s.readMeta(host)
+	if err != nil {
+		return nil, fmt.Errorf("store: peek %s: %w", host, err)
+	}
+	from = max(from, m.head)
+	if n <= 0 || from >= m.tail {
+		return nil, nil
+	}
+	hi := min(m.tail, from+uint64(n))
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: queueKey(host, from), UpperBound: queueKey(host, hi)})
+	if err != nil {
+		return nil, fmt.Errorf("store: peek %s: %w", host, err)
+	}
+	defer it.Close()
+	out := make([]QueuedItem, 0, hi-from)
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return nil, fmt.Errorf("store: peek %s: %w", host, err)
+		}
+		item, err := decodeItem(v)
+		if err != nil {
+			return nil, fmt.Errorf("store: peek %s: %w", host, err)
+		}
+		k := it.Key()
+		out = append(out, QueuedItem{Item: item, Seq: beUint64(k[len(k)-8:])})
+	}
+	if err := it.Error(); err != nil {
+		return nil, fmt.Errorf("store: peek %s: %w", host, err)
+	}
+	return out, nil
 }
 
 // Pop removes and returns up to n URLs from the head of host's queue, oldest
@@ -148,7 +219,12 @@ func (s *Store) readRange(lo, hi []byte, max int) ([]string, error) {
 			it.Close()
 			return nil, err
 		}
-		out = append(out, string(v))
+		item, err := decodeItem(v)
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		out = append(out, item.URL)
 	}
 	if err := it.Error(); err != nil {
 		it.Close()

@@ -27,6 +27,22 @@ type Page struct {
 	// WARCFile and WARCOffset locate the last stored copy.
 	WARCFile   string
 	WARCOffset int64
+
+	// Kind says what the URL is to the crawler (a page, a sitemap); the
+	// store keeps it opaque.
+	Kind uint8
+	// Held reports whether the page is in the collection: its last fetch
+	// gave content that is kept and revisited.
+	Held bool
+	// NextDue is when the page is next to be revisited; zero if it is not
+	// scheduled. It mirrors the page's entry in the due index.
+	NextDue time.Time
+	// PayloadDigest, RecordID and CaptureTime describe the WARC response
+	// record of the current content, which a revisit record refers to.
+	PayloadDigest, RecordID string
+	CaptureTime             time.Time
+	// Location is the target of a redirect (3xx) answer.
+	Location string
 }
 
 // Visit is one fetch of a page as the change-rate estimators see it.

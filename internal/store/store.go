@@ -15,9 +15,13 @@
 //	m/seen                       uint64 big-endian: number of s/ keys
 //	s/<hash16>                   empty: the URL with this hash has been seen
 //	h/<host>                     queue meta: head, tail sequence numbers
-//	q/<host>\x00<seq BE8>        one queued URL
+//	q/<host>\x00<seq BE8>        one queued item: kind, hops, URL
 //	p/<hash16>                   Page, versioned binary encoding
 //	v/<hash16>/<sec BE8><ns BE4> Visit, versioned binary encoding
+//	d/<host>\x00<time 12><hash16> URL: the page's revisit is due then
+//	l/<hash16>                   time: the latest sitemap lastmod of the URL
+//	m/c/<name>                   uint64 big-endian: a named counter
+//	c/<name>                     a named setting of the crawl
 package store
 
 import (
@@ -172,6 +176,11 @@ const (
 	prefixQueue = "q/"
 	prefixPage  = "p/"
 	prefixVisit = "v/"
+
+	prefixDue     = "d/"
+	prefixLastMod = "l/"
+	prefixCounter = "m/c/"
+	prefixSetting = "c/"
 )
 
 // hashLen is the length of a URL hash: 128 bits of SHA-256, so that a

@@ -296,7 +296,11 @@ func TestDiscover(t *testing.T) {
 			t.Errorf("step %d: fresh = %v, want %v", i, fresh, tt.fresh)
 		}
 		var got []string
-		if err := s.scan(queuePrefix("h"), func(_, v []byte) error { got = append(got, string(v)); return nil }); err != nil {
+		if err := s.scan(queuePrefix("h"), func(_, v []byte) error {
+			it, err := decodeItem(v)
+			got = append(got, it.URL)
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, tt.queued) {

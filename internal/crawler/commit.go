@@ -1,0 +1,604 @@
+package crawler
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
+	"github.com/freshcrawl/freshcrawl/internal/warc"
+)
+
+// maxBatch bounds the outcomes committed together. Batches form by
+// themselves: while one commits (WARC fsync, then state fsync), the next
+// outcomes queue up, so the fsyncs are shared by whatever arrived meanwhile.
+const maxBatch = 512
+
+// Counter names in the store.
+const counterHeld = "held"
+
+// commitLoop records outcomes in batches until results is closed. A
+// failure to write WARC or state is fatal: it is returned and the crawl
+// stops, since going on would fetch pages it cannot keep.
+func (c *Crawler) commitLoop(results <-chan outcome) error {
+	var fatal error
+	for o := range results {
+		batch := []outcome{o}
+	gather:
+		for len(batch) < maxBatch {
+			select {
+			case o, ok := <-results:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, o)
+			default:
+				break gather
+			}
+		}
+		if fatal != nil { // Drain, so workers never block on a dead committer.
+			c.release(batch, nil, nil)
+			continue
+		}
+		if err := c.commit(batch); err != nil {
+			fatal = err
+			c.fail(err)
+			c.release(batch, nil, nil)
+		}
+	}
+	return fatal
+}
+
+// record is the state change staged for one outcome's page.
+type record struct {
+	page    store.Page
+	visit   *store.Visit
+	oldDue  time.Time
+	newDue  time.Time
+	heldNow bool
+	event   bool
+}
+
+// commit writes the batch's WARC records, syncs them, then commits every
+// state change of the batch in one transaction, then frees the hosts.
+func (c *Crawler) commit(batch []outcome) error {
+	now := time.Now()
+	recs := make([]*record, len(batch))
+	for i := range batch {
+		r, err := c.archive(&batch[i], now)
+		if err != nil {
+			return err
+		}
+		recs[i] = r
+	}
+	if !c.cfg.NoSync {
+		if err := c.warc.Sync(); err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+	}
+	txn := c.store.Begin()
+	enq := map[string]int{}
+	for i := range batch {
+		if err := c.stage(txn, &batch[i], recs[i], enq); err != nil {
+			txn.Abort()
+			return err
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return err
+	}
+	c.release(batch, recs, enq)
+	for i := range batch {
+		r := recs[i]
+		if r == nil || !r.event {
+			continue
+		}
+		c.stats.pages.Add(1)
+		if r.visit != nil && r.visit.Changed {
+			c.stats.changed.Add(1)
+		}
+		if r.visit != nil && r.visit.Status == http.StatusNotModified {
+			c.stats.notModified.Add(1)
+		}
+		if c.cfg.OnFetch != nil {
+			c.cfg.OnFetch(c.event(&batch[i], r))
+		}
+	}
+	return nil
+}
+
+// event describes a committed page outcome for OnFetch.
+func (c *Crawler) event(o *outcome, r *record) Event {
+	pr := o.page
+	e := Event{
+		URL: pr.item.URL, Time: r.page.LastFetch, Status: r.page.Status, Sitemap: pr.item.Kind == kindSitemap,
+		Changed: r.visit != nil && r.visit.Changed, Held: r.page.Held,
+	}
+	if pr.fetchErr != nil {
+		e.Err = reason(pr.fetchErr)
+	}
+	if pr.resp != nil && pr.resp.Status >= 200 && pr.resp.Status < 300 {
+		e.Body = pr.resp.Body
+	}
+	return e
+}
+
+// archive writes o's WARC records and works out the page's new state row.
+func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
+	for _, ex := range o.robots {
+		if _, err := c.writeExchange(ex.resp, nil); err != nil {
+			return nil, err
+		}
+	}
+	pr := o.page
+	if o.aborted || o.err != nil || pr == nil {
+		return nil, nil
+	}
+	if o.retry { // Archive the error answer; the state waits for the retry.
+		if pr.resp != nil {
+			if _, err := c.writeExchange(pr.resp, nil); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	r := &record{page: pr.prev, oldDue: pr.prev.NextDue, event: true}
+	p := &r.page
+	if !pr.known {
+		p.URL, p.FirstSeen, p.Kind = pr.item.URL, now, pr.item.Kind
+	}
+	if pr.disallowed {
+		p.Held, p.NextDue = false, time.Time{}
+		r.event = false
+		return r, nil
+	}
+	p.LastFetch = now
+	p.Fetches++
+	v := &store.Visit{Time: now}
+	r.visit = v
+	resp := pr.resp
+	if resp == nil { // A network failure, after the last attempt.
+		p.Status, v.Status = 0, 0
+		if p.Held {
+			p.NextDue = now.Add(c.interval())
+		}
+		r.heldNow = p.Held
+		return r, nil
+	}
+	p.Status, v.Status = resp.Status, resp.Status
+	v.ETag, v.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	switch s := resp.Status; {
+	case s == http.StatusNotModified:
+		if _, err := c.writeExchange(resp, p); err != nil {
+			return nil, err
+		}
+		if v.ETag != "" {
+			p.ETag = v.ETag
+		}
+		if v.LastModified != "" {
+			p.LastModified = v.LastModified
+		}
+	case s >= 200 && s < 300:
+		v.Changed = pr.changed
+		if pr.changed {
+			p.Changes++
+		}
+		p.Checksum = pr.checksum
+		p.ETag, p.LastModified = v.ETag, v.LastModified
+		if _, err := c.writeExchange(resp, p); err != nil {
+			return nil, err
+		}
+		p.Held = true
+	case s >= 300 && s < 400:
+		p.Held, p.Location = false, resp.Location
+		if _, err := c.writeExchange(resp, nil); err != nil {
+			return nil, err
+		}
+	case s >= 500 || s == http.StatusTooManyRequests:
+		// The last attempt failed too: the page keeps what it held.
+		if _, err := c.writeExchange(resp, nil); err != nil {
+			return nil, err
+		}
+	default: // 4xx: gone.
+		p.Held = false
+		if _, err := c.writeExchange(resp, nil); err != nil {
+			return nil, err
+		}
+	}
+	p.NextDue = time.Time{}
+	if p.Held {
+		p.NextDue = now.Add(c.interval())
+	}
+	r.heldNow = p.Held
+	return r, nil
+}
+
+// writeExchange writes a request record and a response record for resp,
+// or, when p is the page's row and the content is what p already holds, a
+// revisit record: server-not-modified for a 304, identical-payload-digest
+// for the same payload. With p given it updates p's capture fields.
+func (c *Crawler) writeExchange(resp *fetch.Response, p *store.Page) (warc.Location, error) {
+	reqID, respID := warc.NewRecordID(), warc.NewRecordID()
+	ip := hostOf(resp.RemoteAddr)
+	header := responseHeader(resp)
+	var loc warc.Location
+	var err error
+	digest := ""
+	if p != nil && p.RecordID != "" && resp.Status == http.StatusOK && resp.Truncated == "" {
+		digest = warc.PayloadDigest(header, resp.Raw)
+	}
+	switch {
+	case p != nil && resp.Status == http.StatusNotModified && p.RecordID != "":
+		loc, err = c.warc.WriteRevisit(warc.Revisit{
+			ID: respID, Date: resp.Started, TargetURI: resp.URL, IPAddress: ip, ConcurrentTo: reqID,
+			Profile: warc.ProfileServerNotModified, HTTPHeader: header, PayloadDigest: p.PayloadDigest,
+			RefersTo: p.RecordID, RefersToTargetURI: p.URL, RefersToDate: p.CaptureTime,
+		})
+	case digest != "" && digest == p.PayloadDigest:
+		loc, err = c.warc.WriteRevisit(warc.Revisit{
+			ID: respID, Date: resp.Started, TargetURI: resp.URL, IPAddress: ip, ConcurrentTo: reqID,
+			Profile: warc.ProfileIdenticalPayloadDigest, HTTPHeader: header, PayloadDigest: p.PayloadDigest,
+			RefersTo: p.RecordID, RefersToTargetURI: p.URL, RefersToDate: p.CaptureTime,
+		})
+		c.stats.revisits.Add(1)
+	default:
+		loc, err = c.warc.WriteResponse(warc.Response{
+			ID: respID, Date: resp.Started, TargetURI: resp.URL, IPAddress: ip, ConcurrentTo: reqID,
+			HTTPHeader: header, Body: resp.Raw, Truncated: resp.Truncated,
+		})
+		if err == nil && p != nil && resp.Status == http.StatusOK {
+			p.RecordID, p.CaptureTime = respID, resp.Started
+			if digest == "" {
+				digest = warc.PayloadDigest(header, resp.Raw)
+			}
+			p.PayloadDigest = digest
+			p.WARCFile, p.WARCOffset = loc.File, loc.Offset
+		}
+	}
+	if err != nil {
+		return loc, fmt.Errorf("warc: %w", err)
+	}
+	if _, err := c.warc.WriteRequest(warc.Request{
+		ID: reqID, Date: resp.Started, TargetURI: resp.URL, IPAddress: ip, ConcurrentTo: respID,
+		HTTPHeader: requestHeader(resp),
+	}); err != nil {
+		return loc, fmt.Errorf("warc: %w", err)
+	}
+	c.stats.bytes.Add(int64(len(resp.Raw)))
+	return loc, nil
+}
+
+// stage adds o's state changes to txn and counts, per host, the URLs it
+// queues.
+func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]int) error {
+	host := o.t.h.name
+	for _, seq := range o.skipped {
+		if err := txn.Done(host, seq); err != nil {
+			return err
+		}
+	}
+	if len(o.sitemaps) > 0 {
+		items := make([]discovered, 0, len(o.sitemaps))
+		for _, s := range o.sitemaps {
+			if u, err := urlx.Canonical(s); err == nil {
+				items = append(items, discovered{url: u, kind: kindSitemap})
+			}
+		}
+		if err := c.enqueue(txn, items, enq, ""); err != nil {
+			return err
+		}
+	}
+	if r == nil {
+		return nil
+	}
+	pr := o.page
+	if pr.fromDue.IsZero() {
+		if err := txn.Done(host, pr.seq); err != nil {
+			return err
+		}
+	}
+	if err := txn.PutPage(r.page, r.visit); err != nil {
+		return err
+	}
+	if !r.oldDue.Equal(r.page.NextDue) || !pr.fromDue.IsZero() {
+		old := r.oldDue
+		if !pr.fromDue.IsZero() {
+			old = pr.fromDue
+		}
+		if err := txn.Schedule(host, pr.item.URL, old, r.page.NextDue); err != nil {
+			return err
+		}
+	}
+	if pr.item.Kind == kindPage {
+		if d := b2i(r.heldNow) - b2i(pr.known && pr.prev.Held); d != 0 {
+			txn.Add(counterHeld, d)
+			c.held.Add(d)
+		}
+	}
+	return c.stageFound(txn, o, enq)
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// discovered is a URL found in a page, a sitemap or a redirect.
+type discovered struct {
+	url  string
+	kind uint8
+	hops uint8
+}
+
+// stageFound queues what the page led to: its redirect target, links,
+// sitemap entries and child sitemaps.
+func (c *Crawler) stageFound(txn *store.Txn, o *outcome, enq map[string]int) error {
+	pr := o.page
+	var found []discovered
+	if resp := pr.resp; resp != nil && resp.Location != "" && resp.Status >= 300 && resp.Status < 400 {
+		if int(pr.item.Hops) >= c.cfg.MaxRedirects {
+			c.log.Info("redirect chain too long", "url", pr.item.URL, "hops", pr.item.Hops)
+		} else if u, err := urlx.Canonical(resp.Location); err == nil {
+			found = append(found, discovered{url: u, kind: pr.item.Kind, hops: pr.item.Hops + 1})
+		}
+	}
+	for _, l := range pr.links {
+		if l.Nofollow && !c.cfg.FollowNofollow {
+			continue
+		}
+		found = append(found, discovered{url: l.URL, kind: kindPage})
+	}
+	site := ""
+	if len(pr.entries) > 0 || len(pr.children) > 0 {
+		site = urlx.SiteKey(urlx.Host(pr.item.URL))
+	}
+	for _, e := range pr.entries {
+		found = append(found, discovered{url: e.Loc, kind: kindPage})
+		if !e.LastMod.IsZero() && urlx.SiteKey(urlx.Host(e.Loc)) == site {
+			if err := txn.SetLastMod(e.Loc, e.LastMod); err != nil {
+				return err
+			}
+		}
+	}
+	for _, e := range pr.children {
+		found = append(found, discovered{url: e.Loc, kind: kindSitemap})
+	}
+	return c.enqueue(txn, found, enq, site)
+}
+
+// enqueue queues the URLs that are in scope and within the trap limits,
+// grouped by host. With site set, only URLs of that site are taken (a
+// sitemap speaks only for its own site).
+func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int, site string) error {
+	byHost := map[string][]store.Item{}
+	var order []string
+	for _, d := range found {
+		host := authority(d.url)
+		if host == "" {
+			continue
+		}
+		if site != "" && urlx.SiteKey(urlx.Host(d.url)) != site {
+			c.stats.outOfScope.Add(1)
+			continue
+		}
+		if !c.inScope(d.url) {
+			c.stats.outOfScope.Add(1)
+			continue
+		}
+		if err := c.cfg.Limits.Check(d.url); err != nil {
+			c.stats.trapped.Add(1)
+			c.log.Debug("URL refused", "url", d.url, "err", err)
+			continue
+		}
+		if _, ok := byHost[host]; !ok {
+			order = append(order, host)
+		}
+		byHost[host] = append(byHost[host], store.Item{URL: d.url, Kind: d.kind, Hops: d.hops})
+	}
+	for _, host := range order {
+		queued, dropped, err := txn.Enqueue(host, byHost[host], uint64(c.cfg.MaxURLsPerHost))
+		if err != nil {
+			return err
+		}
+		if dropped > 0 {
+			c.stats.trapped.Add(int64(dropped))
+			c.log.Debug("host URL limit reached", "host", host, "dropped", dropped)
+		}
+		enq[host] += queued
+		c.stats.discovered.Add(int64(queued))
+	}
+	return nil
+}
+
+// authority returns the host[:port] of a canonical URL.
+func authority(canonical string) string {
+	i := strings.Index(canonical, "://")
+	if i < 0 {
+		return ""
+	}
+	h := canonical[i+3:]
+	if j := strings.IndexByte(h, '/'); j >= 0 {
+		h = h[:j]
+	}
+	return h
+}
+
+// release frees the batch's hosts with what their outcomes taught: the
+// next allowed request time, back-off, robots delay, new queue lengths and
+// due times. With enq nil (a failed commit), nothing was recorded and the
+// hosts only wait.
+func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
+	// Store reads first, outside the scheduler's lock.
+	nextDue := make([]time.Time, len(batch))
+	for i := range batch {
+		o := &batch[i]
+		if enq != nil && o.page != nil && !o.page.fromDue.IsZero() && !o.retry {
+			due, err := c.store.Due(o.t.h.name, maxTime, 1)
+			if err != nil {
+				c.log.Error("read due index", "host", o.t.h.name, "err", err)
+			} else if len(due) > 0 {
+				nextDue[i] = due[0].Due
+			}
+		}
+	}
+	s := c.sched
+	s.mu.Lock()
+	now := time.Now()
+	for i := range batch {
+		o := &batch[i]
+		h := o.t.h
+		h.busy = false
+		s.inFly--
+		if o.delay > 0 {
+			h.delay = o.delay
+		}
+		if !o.end.IsZero() {
+			h.ready = o.end.Add(h.delay)
+		}
+		switch {
+		case enq == nil || o.err != nil:
+			if o.err != nil {
+				c.log.Error("crawl state read failed", "host", h.name, "err", o.err)
+			}
+			h.ready = later(h.ready, now.Add(time.Second+h.delay))
+		case o.aborted:
+		case !o.waitUntil.IsZero():
+			h.ready = later(h.ready, o.waitUntil)
+		case o.transient != "":
+			h.fails++
+			h.ready = later(h.ready, o.end.Add(c.backoff(h)))
+			if o.retryAfter > 0 {
+				h.ready = later(h.ready, o.end.Add(o.retryAfter))
+			}
+			if o.retry {
+				h.attempts++
+			} else {
+				h.attempts = 0
+			}
+			c.stats.failures.Add(1)
+			url := ""
+			if o.page != nil {
+				url = o.page.item.URL
+			}
+			c.log.Warn("fetch failed", "host", h.name, "url", url, "reason", o.transient,
+				"attempt", o.t.attempts+1, "retry_after", o.retryAfter, "next", h.ready.Sub(now).Round(time.Millisecond))
+		default:
+			if !o.end.IsZero() {
+				h.fails, h.attempts = 0, 0
+			}
+		}
+		if enq != nil && !o.aborted && o.err == nil {
+			h.queued -= len(o.skipped)
+			if pr := o.page; pr != nil && !o.retry {
+				if pr.fromDue.IsZero() {
+					h.queued--
+				} else {
+					h.due = nextDue[i]
+				}
+			}
+			if r := recOf(recs, i); r != nil && !r.page.NextDue.IsZero() {
+				h.due = earliest(h.due, r.page.NextDue)
+			}
+			if o.page == nil && len(o.skipped) == 0 && o.robots == nil && o.end.IsZero() {
+				// Nothing to do after all: the in-memory view was stale.
+				h.queued = 0
+				h.due = time.Time{}
+				if due, err := c.store.Due(h.name, maxTime, 1); err == nil && len(due) > 0 {
+					h.due = due[0].Due
+				}
+				if n, err := c.store.Len(h.name); err == nil {
+					h.queued = n
+				}
+			}
+		}
+		h.queued = max(h.queued, 0)
+		s.update(h)
+	}
+	for name, n := range enq {
+		if n == 0 {
+			continue
+		}
+		h := s.get(name, c.cfg.Delay)
+		h.queued += n
+		s.update(h)
+	}
+	s.mu.Unlock()
+	s.signal()
+}
+
+func recOf(recs []*record, i int) *record {
+	if recs == nil {
+		return nil
+	}
+	return recs[i]
+}
+
+// maxTime is later than any due time.
+var maxTime = time.Unix(1<<62, 0)
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// backoff is the wait after h's fails-th consecutive failure: the host's
+// delay (at least a second) doubled per failure, up to DefaultMaxBackoff.
+func (c *Crawler) backoff(h *host) time.Duration {
+	d := max(h.delay, time.Second)
+	for i := 1; i < h.fails && d < DefaultMaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, DefaultMaxBackoff)
+}
+
+// responseHeader rebuilds the response's status line and header block as
+// the WARC record needs it. Transfer-Encoding is left out: net/http has
+// removed the chunking, so the stored body is not chunked.
+func responseHeader(r *fetch.Response) []byte {
+	var b strings.Builder
+	proto := r.Proto
+	if proto == "" {
+		proto = "HTTP/1.1"
+	}
+	fmt.Fprintf(&b, "%s %d %s\r\n", proto, r.Status, http.StatusText(r.Status))
+	r.Header.WriteSubset(&b, map[string]bool{"Transfer-Encoding": true})
+	b.WriteString("\r\n")
+	return []byte(b.String())
+}
+
+// requestHeader rebuilds the request line and header block that were sent.
+func requestHeader(r *fetch.Response) []byte {
+	var b strings.Builder
+	target, host := "/", authority(r.URL)
+	if i := strings.Index(r.URL, "://"); i >= 0 {
+		if j := strings.IndexByte(r.URL[i+3:], '/'); j >= 0 {
+			target = r.URL[i+3+j:]
+		}
+	}
+	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\n", target, host)
+	r.RequestHeader.Write(&b)
+	b.WriteString("\r\n")
+	return []byte(b.String())
+}
+
+// hostOf returns the IP address of an ip:port.
+func hostOf(addr string) string {
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		addr = addr[:i]
+	}
+	return strings.Trim(addr, "[]")
+}

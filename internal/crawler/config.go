@@ -1,0 +1,197 @@
+package crawler
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
+)
+
+// Scope says which discovered URLs the crawler follows.
+type Scope string
+
+// Scopes. A URL is in scope if its host (ScopeHost) or its site, the
+// registered domain (ScopeSite), is that of a seed; ScopeAny follows every
+// link.
+const (
+	ScopeHost Scope = "host"
+	ScopeSite Scope = "site"
+	ScopeAny  Scope = "any"
+)
+
+// Defaults for zero fields of Config.
+const (
+	DefaultDelay          = time.Second
+	DefaultMaxCrawlDelay  = time.Minute
+	DefaultRevisit        = 24 * time.Hour
+	DefaultWorkers        = 256
+	DefaultMaxURLsPerHost = 100_000
+	DefaultMaxRedirects   = 5
+	DefaultMaxAttempts    = 3
+	DefaultMaxBackoff     = 10 * time.Minute
+	DefaultMaxRetryAfter  = time.Hour
+	DefaultWARCSize       = 1 << 30
+	DefaultSitemapURLs    = 50_000
+)
+
+// Config configures a Crawler. A zero field takes its documented default,
+// so Config{DataDir: d, Seeds: s} is a polite crawl of the seeds' sites.
+type Config struct {
+	// Seeds are the URLs the crawl starts from; they are added to the
+	// frontier (once: a seed already seen is not queued again) and define
+	// the scope. A restarted crawl may give none.
+	Seeds []string
+	// DataDir holds the crawl: state/ (Pebble) and warc/ (WARC files).
+	DataDir string
+	// Scope is which links are followed; default ScopeSite.
+	Scope Scope
+	// MaxPages is the collection's capacity: once this many pages are held,
+	// no new URL is fetched, only revisits. Zero means no limit.
+	MaxPages int
+	// Budget is the global rate of requests, per second, over all hosts.
+	// Zero means no limit other than politeness and Workers.
+	Budget float64
+	// Delay is the least time between the end of one request to a host
+	// and the start of the next. Zero means DefaultDelay; negative means
+	// no delay (for benchmarks on one's own servers).
+	Delay time.Duration
+	// MaxCrawlDelay caps a robots.txt Crawl-delay; a host asking for more
+	// gets this much. Zero means DefaultMaxCrawlDelay.
+	MaxCrawlDelay time.Duration
+	// Revisit is the interval at which held pages are fetched again. Zero
+	// means the uniform interval that fits the budget: capacity / Budget
+	// (capacity being MaxPages, or if unlimited 1.25 times the pages held,
+	// to leave a fifth of the budget for discovery), or DefaultRevisit
+	// without a budget.
+	Revisit time.Duration
+	// Workers bounds the requests in flight at once. Zero means
+	// DefaultWorkers.
+	Workers int
+	// MaxURLsPerHost bounds the URLs ever queued for one host (a trap
+	// defence). Zero means DefaultMaxURLsPerHost; negative means no limit.
+	MaxURLsPerHost int
+	// Limits is the trap policy applied to every discovered URL.
+	Limits urlx.Limits
+	// MaxRedirects bounds a chain of redirects; each hop is its own polite
+	// request. Zero means DefaultMaxRedirects.
+	MaxRedirects int
+	// MaxAttempts is how often a fetch that failed transiently (network
+	// error, 5xx, 429) is tried before the failure is recorded. Zero means
+	// DefaultMaxAttempts.
+	MaxAttempts int
+	// FollowNofollow, when true, follows rel="nofollow" links and the links
+	// of pages whose robots meta tag says nofollow.
+	FollowNofollow bool
+	// Fetch configures the HTTP client (user agent, limits, private
+	// addresses, resolver overrides). MaxConnsPerHost is forced to 1.
+	Fetch fetch.Config
+	// RobotsTTL is how long a robots.txt is trusted; zero means 24 h.
+	RobotsTTL time.Duration
+	// WARCMaxSize is the size at which a WARC file is finished; zero means
+	// 1 GiB. WARCGzipLevel is the gzip level of its records; zero means
+	// gzip.BestSpeed (records are compressed one by one, and at level 1 the
+	// crawler spends half the CPU it would at 6 for files a quarter larger).
+	WARCMaxSize   int64
+	WARCGzipLevel int
+	// NoSync skips fsync on state commits and WARC flushes: a killed
+	// process loses nothing, a crashed machine may. For benchmarks.
+	NoSync bool
+	// Logger receives the crawl's log; nil means slog.Default().
+	Logger *slog.Logger
+	// OnFetch, if set, is called after the outcome of each page fetch is
+	// committed. The Event's Body is valid only during the call. Calls come
+	// from one goroutine and must be quick.
+	OnFetch func(Event)
+	// RobotsErrorTTL is how long a robots.txt that could not be read
+	// (network error, 5xx, 429 after MaxAttempts tries) keeps its host
+	// shut; zero means 10 minutes.
+	RobotsErrorTTL time.Duration
+}
+
+// ErrConfig is wrapped by New's errors about the configuration.
+var ErrConfig = errors.New("invalid crawl configuration")
+
+func (c *Config) defaults() error {
+	if c.DataDir == "" {
+		return fmt.Errorf("%w: no data directory", ErrConfig)
+	}
+	switch c.Scope {
+	case "":
+		c.Scope = ScopeSite
+	case ScopeHost, ScopeSite, ScopeAny:
+	default:
+		return fmt.Errorf("%w: scope %q (want host, site or any)", ErrConfig, c.Scope)
+	}
+	if c.MaxPages < 0 {
+		return fmt.Errorf("%w: max pages %d < 0", ErrConfig, c.MaxPages)
+	}
+	if c.Budget < 0 {
+		return fmt.Errorf("%w: budget %g < 0", ErrConfig, c.Budget)
+	}
+	if c.Revisit < 0 {
+		return fmt.Errorf("%w: revisit interval %v < 0", ErrConfig, c.Revisit)
+	}
+	switch {
+	case c.Delay == 0:
+		c.Delay = DefaultDelay
+	case c.Delay < 0:
+		c.Delay = 0
+	}
+	if c.MaxCrawlDelay <= 0 {
+		c.MaxCrawlDelay = DefaultMaxCrawlDelay
+	}
+	if c.Workers <= 0 {
+		c.Workers = DefaultWorkers
+	}
+	switch {
+	case c.MaxURLsPerHost == 0:
+		c.MaxURLsPerHost = DefaultMaxURLsPerHost
+	case c.MaxURLsPerHost < 0:
+		c.MaxURLsPerHost = 0
+	}
+	if c.MaxRedirects <= 0 {
+		c.MaxRedirects = DefaultMaxRedirects
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.RobotsTTL <= 0 {
+		c.RobotsTTL = 24 * time.Hour
+	}
+	if c.WARCMaxSize == 0 {
+		c.WARCMaxSize = DefaultWARCSize
+	}
+	if c.WARCGzipLevel == 0 {
+		c.WARCGzipLevel = gzip.BestSpeed
+	}
+	if c.WARCGzipLevel < gzip.HuffmanOnly || c.WARCGzipLevel > gzip.BestCompression {
+		return fmt.Errorf("%w: gzip level %d", ErrConfig, c.WARCGzipLevel)
+	}
+	if c.Fetch.UserAgent == "" {
+		c.Fetch.UserAgent = fetch.DefaultUserAgent
+	}
+	c.Fetch.MaxConnsPerHost = 1
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.RobotsErrorTTL <= 0 {
+		c.RobotsErrorTTL = 10 * time.Minute
+	}
+	return nil
+}
+
+// robotsAgent is the product token a robots.txt group must name to address
+// the crawler: the user agent up to the first '/' or space
+// (RFC 9309 §2.2.1), so "freshcrawl/0.1 (+https://...)" is "freshcrawl".
+func robotsAgent(userAgent string) string {
+	for i := 0; i < len(userAgent); i++ {
+		if c := userAgent[i]; c == '/' || c == ' ' {
+			return userAgent[:i]
+		}
+	}
+	return userAgent
+}

@@ -1,0 +1,414 @@
+// Package crawler is one crawler node: the CrawlModule of dissertation
+// ch. 7 wired to the store. It keeps per-host queues on disk, hands hosts
+// to workers no faster than politeness and the global budget allow, fetches
+// with robots.txt obeyed, writes every answer to WARC files, and records
+// each outcome — page state, visit history, newly found URLs, the next
+// revisit — in one store transaction after the WARC records are synced.
+//
+// The flow of one fetch:
+//
+//	scheduler (heap of idle hosts by next allowed time)
+//	  → worker: robots.txt check, conditional GET, checksum, links or sitemap
+//	  → committer: WARC records, fsync; store transaction, fsync
+//	  → scheduler: the host is free again after its delay
+//
+// A host is busy from dispatch until its outcome is committed, so at most
+// one request per host is in flight and the next never starts sooner than
+// the host's delay after the previous one ended. A kill at any moment
+// loses nothing: a queue item leaves the queue only in the transaction that
+// records its outcome, and that transaction commits only after the WARC
+// records it points to are on disk.
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/robots"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
+	"github.com/freshcrawl/freshcrawl/internal/warc"
+)
+
+// Event describes one committed page fetch, for OnFetch.
+type Event struct {
+	URL     string
+	Time    time.Time
+	Status  int    // HTTP status; 0 for a network failure
+	Err     string // the failure, when Status is 0
+	Sitemap bool   // the URL is a sitemap, not a page of the collection
+	Changed bool   // the content differs from the copy held before
+	Held    bool   // the page is in the collection now
+	// Body is the decoded content of a 2xx answer; nil otherwise (a 304
+	// means the held copy is still current). Valid only during the call.
+	Body []byte
+}
+
+// Stats are running totals since the crawler started, and the sizes of
+// the crawl state.
+type Stats struct {
+	Requests    int64  // HTTP requests made, robots.txt included
+	Robots      int64  // robots.txt fetches
+	Pages       int64  // page and sitemap outcomes committed
+	Changed     int64  // fetches that found changed content
+	NotModified int64  // 304 answers
+	Failures    int64  // failed requests (network, 5xx, 429)
+	Disallowed  int64  // URLs robots.txt kept the crawler from
+	Discovered  int64  // URLs queued for the first time
+	OutOfScope  int64  // links not followed: outside the scope
+	Trapped     int64  // links refused by the trap limits
+	Revisits    int64  // identical-payload revisit records written
+	Bytes       int64  // response bytes as received
+	Held        int64  // pages in the collection
+	Seen        uint64 // URLs ever seen
+	Hosts       int    // hosts known
+	InFlight    int    // hosts with a task outstanding
+}
+
+type counters struct {
+	requests, robots, pages, changed, notModified, failures, disallowed atomic.Int64
+	discovered, outOfScope, trapped, revisits, bytes                    atomic.Int64
+}
+
+// Crawler is one crawl over a data directory. Create it with New, run it
+// with Run (once), and Close it.
+type Crawler struct {
+	cfg     Config
+	log     *slog.Logger
+	agent   string
+	store   *store.Store
+	warc    *warc.Writer
+	fetcher *fetch.Fetcher
+	robots  *robots.Cache
+	sched   *scheduler
+	limiter *limiter
+	stats   counters
+	held    atomic.Int64
+
+	scopeHosts, scopeSites map[string]bool
+
+	failOnce sync.Once
+	fatal    chan error
+}
+
+// New opens (or creates) the crawl in cfg.DataDir, repairs a WARC file a
+// crash left torn, adds the seeds and rebuilds the schedule from the
+// store.
+func New(cfg Config) (*Crawler, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	c := &Crawler{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		agent:      robotsAgent(cfg.Fetch.UserAgent),
+		sched:      newScheduler(),
+		fatal:      make(chan error, 1),
+		scopeHosts: map[string]bool{}, scopeSites: map[string]bool{},
+		robots: robots.NewCache(robots.CacheConfig{TTL: cfg.RobotsTTL, ErrorTTL: cfg.RobotsErrorTTL, MaxEntries: 1 << 20}),
+	}
+	seeds, err := canonicalSeeds(cfg.Seeds)
+	if err != nil {
+		return nil, err
+	}
+	warcDir := filepath.Join(cfg.DataDir, "warc")
+	if err := os.MkdirAll(warcDir, 0o755); err != nil {
+		return nil, fmt.Errorf("crawl: %w", err)
+	}
+	c.store, err = store.Open(filepath.Join(cfg.DataDir, "state"), store.Options{NoSync: cfg.NoSync})
+	if err != nil {
+		return nil, fmt.Errorf("crawl: %w", err)
+	}
+	if err := c.open(warcDir, seeds); err != nil {
+		c.store.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Crawler) open(warcDir string, seeds []string) error {
+	if err := c.repairWARC(warcDir); err != nil {
+		return err
+	}
+	if err := c.addSeeds(seeds); err != nil {
+		return err
+	}
+	held, err := c.store.Counter(counterHeld)
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	c.held.Store(held)
+	if err := c.rebuild(); err != nil {
+		return err
+	}
+	c.limiter = newLimiter(c.cfg.Budget)
+	c.fetcher = fetch.New(c.cfg.Fetch)
+	w, err := warc.NewWriter(warc.WriterConfig{
+		Dir: warcDir, MaxFileSize: c.cfg.WARCMaxSize, Compression: c.cfg.WARCGzipLevel,
+		Info: warc.Header{{Name: "http-header-user-agent", Value: c.cfg.Fetch.UserAgent}, {Name: "robots", Value: "obey"}},
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	c.warc = w
+	return nil
+}
+
+// canonicalSeeds checks and canonicalises the seed URLs; one bad seed is an
+// error, named.
+func canonicalSeeds(seeds []string) ([]string, error) {
+	out := make([]string, 0, len(seeds))
+	for _, s := range seeds {
+		u, err := urlx.Canonical(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%w: seed %q: %v", ErrConfig, s, err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// repairWARC cuts a torn last record off every WARC file not yet checked
+// since the run that wrote it ended. Only the file being written when a
+// process died can be torn, but which one that was is not recorded, so each
+// file is checked once after its run.
+func (c *Crawler) repairWARC(dir string) error {
+	names, err := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	sort.Strings(names)
+	txn := c.store.Begin()
+	for _, path := range names {
+		base := filepath.Base(path)
+		key := "warc-checked/" + base
+		if _, ok, err := c.store.Setting(key); err != nil {
+			txn.Abort()
+			return fmt.Errorf("crawl: %w", err)
+		} else if ok {
+			continue
+		}
+		dropped, err := warc.Repair(path)
+		if err != nil {
+			txn.Abort()
+			return fmt.Errorf("crawl: %w", err)
+		}
+		if dropped > 0 {
+			c.log.Warn("cut a torn record off a WARC file", "file", base, "bytes", dropped)
+		}
+		if err := txn.SetSetting(key, "ok"); err != nil {
+			txn.Abort()
+			return err
+		}
+	}
+	return txn.Commit()
+}
+
+// addSeeds queues the seeds not seen before and records the scope they
+// define, which a restarted crawl keeps.
+func (c *Crawler) addSeeds(seeds []string) error {
+	txn := c.store.Begin()
+	found := make([]discovered, 0, len(seeds))
+	for _, s := range seeds {
+		h := urlx.Host(s)
+		if err := txn.SetSetting("scope/host/"+h, ""); err != nil {
+			txn.Abort()
+			return err
+		}
+		if err := txn.SetSetting("scope/site/"+urlx.SiteKey(h), ""); err != nil {
+			txn.Abort()
+			return err
+		}
+		found = append(found, discovered{url: s, kind: kindPage})
+	}
+	if err := txn.Commit(); err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	err := c.store.Settings("scope/", func(name, _ string) error {
+		switch {
+		case strings.HasPrefix(name, "scope/host/"):
+			c.scopeHosts[strings.TrimPrefix(name, "scope/host/")] = true
+		case strings.HasPrefix(name, "scope/site/"):
+			c.scopeSites[strings.TrimPrefix(name, "scope/site/")] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	txn = c.store.Begin()
+	if err := c.enqueue(txn, found, map[string]int{}, ""); err != nil {
+		txn.Abort()
+		return fmt.Errorf("crawl: seeds: %w", err)
+	}
+	return txn.Commit()
+}
+
+// inScope reports whether a canonical URL is to be followed.
+func (c *Crawler) inScope(u string) bool {
+	switch c.cfg.Scope {
+	case ScopeAny:
+		return true
+	case ScopeHost:
+		return c.scopeHosts[urlx.Host(u)]
+	default:
+		return c.scopeSites[urlx.SiteKey(urlx.Host(u))]
+	}
+}
+
+// rebuild loads every host with queued or scheduled work into the
+// scheduler.
+func (c *Crawler) rebuild() error {
+	s := c.sched
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.full = c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages)
+	err := c.store.Hosts(func(name string, n int) error {
+		s.get(name, c.cfg.Delay).queued = n
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	err = c.store.DueHosts(func(name string, next time.Time) error {
+		s.get(name, c.cfg.Delay).due = next
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	for _, h := range s.hosts {
+		s.update(h)
+	}
+	return nil
+}
+
+// interval is the revisit interval: the configured one, or the uniform
+// interval that fits the budget.
+func (c *Crawler) interval() time.Duration {
+	if c.cfg.Revisit > 0 {
+		return c.cfg.Revisit
+	}
+	if c.cfg.Budget <= 0 {
+		return DefaultRevisit
+	}
+	capacity := float64(c.cfg.MaxPages)
+	if capacity == 0 {
+		capacity = 1.25 * float64(max(c.held.Load(), 1))
+	}
+	return max(time.Second, time.Duration(capacity/c.cfg.Budget*float64(time.Second)))
+}
+
+// fail records a fatal error; Run returns the first.
+func (c *Crawler) fail(err error) {
+	c.failOnce.Do(func() { c.fatal <- err })
+}
+
+// Run crawls until ctx is done or a fatal error (a full disk, a broken
+// store) stops it. On return every fetch that finished is committed.
+func (c *Crawler) Run(ctx context.Context) error {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tasks := make(chan task)
+	results := make(chan outcome, c.cfg.Workers)
+	var workers sync.WaitGroup
+	for range c.cfg.Workers {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for t := range tasks {
+				results <- c.work(runCtx, t)
+			}
+		}()
+	}
+	commitErr := make(chan error, 1)
+	go func() { commitErr <- c.commitLoop(results) }()
+
+	var runErr error
+	go func() {
+		select {
+		case err := <-c.fatal:
+			runErr = err
+			cancel()
+		case <-runCtx.Done():
+		}
+	}()
+	c.dispatch(runCtx, tasks)
+	close(tasks)
+	workers.Wait()
+	close(results)
+	cerr := <-commitErr
+	cancel()
+	if cerr != nil {
+		return cerr
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return nil
+}
+
+// dispatch hands hosts to workers as politeness and the budget allow, until
+// ctx is done.
+func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
+	for {
+		h := c.sched.next(ctx)
+		if h == nil {
+			return
+		}
+		if !c.limiter.wait(ctx) {
+			c.sched.unbusy(h)
+			return
+		}
+		s := c.sched
+		s.mu.Lock()
+		t := task{h: h, due: h.due, queued: h.queued, full: s.full, attempts: h.attempts, delay: h.delay}
+		s.mu.Unlock()
+		select {
+		case tasks <- t:
+		case <-ctx.Done():
+			c.sched.unbusy(h)
+			return
+		}
+	}
+}
+
+// Stats returns the running totals.
+func (c *Crawler) Stats() Stats {
+	st := Stats{
+		Requests: c.stats.requests.Load(), Robots: c.stats.robots.Load(), Pages: c.stats.pages.Load(),
+		Changed: c.stats.changed.Load(), NotModified: c.stats.notModified.Load(),
+		Failures: c.stats.failures.Load(), Disallowed: c.stats.disallowed.Load(),
+		Discovered: c.stats.discovered.Load(), OutOfScope: c.stats.outOfScope.Load(),
+		Trapped: c.stats.trapped.Load(), Revisits: c.stats.revisits.Load(), Bytes: c.stats.bytes.Load(),
+		Held: c.held.Load(), Seen: c.store.SeenCount(),
+	}
+	c.sched.mu.Lock()
+	st.Hosts, st.InFlight = len(c.sched.hosts), c.sched.inFly
+	c.sched.mu.Unlock()
+	return st
+}
+
+// Close finishes the WARC file and closes the store. Call it after Run has
+// returned.
+func (c *Crawler) Close() error {
+	var errs []error
+	if c.fetcher != nil {
+		c.fetcher.Close()
+	}
+	if c.warc != nil {
+		errs = append(errs, c.warc.Close())
+	}
+	errs = append(errs, c.store.Close())
+	return errors.Join(errs...)
+}

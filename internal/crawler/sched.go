@@ -1,0 +1,231 @@
+package crawler
+
+import (
+	"container/heap"
+	"context"
+	"sync"
+	"time"
+)
+
+// host is the in-memory schedule state of one host (an authority: name
+// and port). The URLs themselves stay on disk, in the store's per-host
+// queue and due index; this holds only what the dispatcher needs to pick
+// the next host: about 150 bytes a host.
+type host struct {
+	name string
+	// ready is the earliest moment the next request may start: the end of
+	// the last request plus the host's delay, or later after errors and
+	// Retry-After.
+	ready time.Time
+	// busy is set from dispatch until the task's outcome is committed, so a
+	// host has at most one request in flight and its queue head and due
+	// index are never read while a change to them is pending.
+	busy bool
+	// queued counts the host's queued new URLs.
+	queued int
+	// due is the earliest revisit due time; zero if none is scheduled.
+	due time.Time
+	// delay is the gap between requests: the configured delay or the
+	// robots.txt Crawl-delay (capped), whichever is longer.
+	delay time.Duration
+	// fails counts consecutive failed requests, for back-off; attempts
+	// counts tries of the task at the head of the host's work.
+	fails, attempts int
+
+	wake time.Time // heap key: when the host next has work it may do
+	idx  int       // heap index, -1 when not in the heap
+}
+
+// hostHeap orders idle hosts with work by wake time.
+type hostHeap []*host
+
+func (h hostHeap) Len() int           { return len(h) }
+func (h hostHeap) Less(i, j int) bool { return h[i].wake.Before(h[j].wake) }
+func (h hostHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].idx, h[j].idx = i, j
+}
+func (h *hostHeap) Push(x any) {
+	e := x.(*host)
+	e.idx = len(*h)
+	*h = append(*h, e)
+}
+func (h *hostHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	e.idx = -1
+	return e
+}
+
+// scheduler is the dispatcher's state: every host known, and a heap of the
+// idle ones that have work, keyed by the time they may next be asked.
+type scheduler struct {
+	mu    sync.Mutex
+	hosts map[string]*host
+	heap  hostHeap
+	full  bool // the collection is at capacity: new URLs wait
+	kick  chan struct{}
+	inFly int
+}
+
+func newScheduler() *scheduler {
+	return &scheduler{hosts: map[string]*host{}, kick: make(chan struct{}, 1)}
+}
+
+// get returns name's host, creating it. The caller holds s.mu.
+func (s *scheduler) get(name string, delay time.Duration) *host {
+	h, ok := s.hosts[name]
+	if !ok {
+		h = &host{name: name, idx: -1, delay: delay}
+		s.hosts[name] = h
+	}
+	return h
+}
+
+// update recomputes h's wake time and its place in the heap. The caller
+// holds s.mu.
+func (s *scheduler) update(h *host) {
+	work := time.Time{}
+	hasWork := false
+	if h.queued > 0 && !s.full {
+		work, hasWork = h.ready, true
+	}
+	if !h.due.IsZero() {
+		w := h.due
+		if w.Before(h.ready) {
+			w = h.ready
+		}
+		if !hasWork || w.Before(work) {
+			work, hasWork = w, true
+		}
+	}
+	switch {
+	case h.busy || !hasWork:
+		if h.idx >= 0 {
+			heap.Remove(&s.heap, h.idx)
+		}
+	case h.idx >= 0:
+		h.wake = work
+		heap.Fix(&s.heap, h.idx)
+	default:
+		h.wake = work
+		heap.Push(&s.heap, h)
+	}
+}
+
+// signal wakes the dispatcher to look at the heap again.
+func (s *scheduler) signal() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// setFull records whether the collection is full; when it changes, every
+// host's wake time does too.
+func (s *scheduler) setFull(full bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.full == full {
+		return
+	}
+	s.full = full
+	for _, h := range s.hosts {
+		s.update(h)
+	}
+	s.signal()
+}
+
+// next blocks until a host may be asked for work, marks it busy and
+// returns it, or returns nil when ctx is done.
+func (s *scheduler) next(ctx context.Context) *host {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		s.mu.Lock()
+		var wait time.Duration = -1
+		if len(s.heap) > 0 {
+			h := s.heap[0]
+			if d := time.Until(h.wake); d > 0 {
+				wait = d
+			} else {
+				heap.Pop(&s.heap)
+				h.busy = true
+				s.inFly++
+				s.mu.Unlock()
+				return h
+			}
+		}
+		s.mu.Unlock()
+		var tc <-chan time.Time
+		if wait >= 0 {
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			tc = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.kick:
+		case <-tc:
+		}
+	}
+}
+
+// limiter spaces dispatches to at most rate per second, with a burst of
+// one second's worth so that a pause is made up for in part.
+type limiter struct {
+	interval time.Duration
+	burst    time.Duration
+	next     time.Time
+}
+
+func newLimiter(rate float64) *limiter {
+	if rate <= 0 {
+		return nil
+	}
+	iv := time.Duration(float64(time.Second) / rate)
+	return &limiter{interval: iv, burst: max(time.Second, iv)}
+}
+
+// wait blocks until the next dispatch is allowed. It returns false if ctx
+// ends first.
+func (l *limiter) wait(ctx context.Context) bool {
+	if l == nil {
+		return ctx.Err() == nil
+	}
+	now := time.Now()
+	if floor := now.Add(-l.burst + l.interval); l.next.Before(floor) {
+		l.next = floor
+	}
+	at := l.next
+	l.next = l.next.Add(l.interval)
+	if d := at.Sub(now); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+	return true
+}
+
+// unbusy returns a host that was taken but not dispatched.
+func (s *scheduler) unbusy(h *host) {
+	s.mu.Lock()
+	h.busy = false
+	s.inFly--
+	s.update(h)
+	s.mu.Unlock()
+}

@@ -1,0 +1,391 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/freshcrawl/freshcrawl/internal/extract"
+	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/robots"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
+)
+
+// Kinds of URL, kept with queue items and page rows.
+const (
+	kindPage    uint8 = 0
+	kindSitemap uint8 = 1
+)
+
+// task is one dispatch of a host: a snapshot of what the scheduler knew
+// when it handed the host out.
+type task struct {
+	h        *host
+	due      time.Time // earliest revisit due; zero if none
+	queued   int
+	full     bool
+	attempts int
+	delay    time.Duration
+}
+
+// exchange is one HTTP request made for a task, kept for the WARC file.
+type exchange struct {
+	resp *fetch.Response
+}
+
+// outcome is what a worker found; the committer records it.
+type outcome struct {
+	t   task
+	end time.Time // when the last request ended; zero if none was made
+	// aborted is set when shutdown cut the task short: nothing is recorded
+	// and the work stays queued.
+	aborted bool
+	// transient is the reason a request failed in a way worth retrying
+	// (network error, 5xx, 429); the work stays queued unless this was the
+	// last attempt, in which case page carries the failure.
+	transient  string
+	retry      bool // transient, and attempts remain: record nothing but the WARC
+	retryAfter time.Duration
+	// delay is the host's delay as robots.txt sets it; zero: unchanged.
+	delay time.Duration
+	// waitUntil holds the host back (robots.txt unreachable); zero: no.
+	waitUntil time.Time
+
+	robots   []exchange // robots.txt requests, redirects included
+	sitemaps []string   // sitemap URLs robots.txt pointed to
+	skipped  []uint64   // queue items dropped unfetched (robots-disallowed)
+	page     *pageResult
+	err      error // a store read failed: the task is retried later
+}
+
+// pageResult is the fetch of one page or sitemap.
+type pageResult struct {
+	item       store.Item
+	seq        uint64    // queue position, for a new URL
+	fromDue    time.Time // due time, for a revisit; zero for a new URL
+	prev       store.Page
+	known      bool // prev is the URL's stored row
+	resp       *fetch.Response
+	fetchErr   error // the network error of a final failed attempt
+	disallowed bool  // robots.txt forbids the URL: not fetched
+
+	checksum uint64
+	changed  bool
+	links    []extract.Link
+	noindex  bool
+	entries  []extract.SitemapEntry // pages a sitemap lists
+	children []extract.SitemapEntry // sitemaps a sitemap index lists
+	note     string                 // why links or a sitemap could not be read
+}
+
+// work runs one task: it picks the host's next URL (a due revisit first,
+// else the head of its queue), makes sure robots.txt is known, and fetches.
+func (c *Crawler) work(ctx context.Context, t task) outcome {
+	o := outcome{t: t}
+	now := time.Now()
+	var cands []candidate
+	var err error
+	if !t.due.IsZero() && !t.due.After(now) {
+		cands, err = c.dueCandidates(t.h.name, now)
+	}
+	if err == nil && len(cands) == 0 && t.queued > 0 && !t.full {
+		cands, err = c.queueCandidates(t.h.name)
+	}
+	if err != nil {
+		o.err = err
+		return o
+	}
+	for _, cand := range cands {
+		u, err := url.Parse(cand.item.URL)
+		if err != nil { // Stored URLs are canonical; this is corruption.
+			o.skipped = append(o.skipped, cand.seq)
+			continue
+		}
+		entry, fresh := c.robots.Get(robots.Key(u), now)
+		if !fresh {
+			c.fetchRobots(ctx, &o, u)
+			return o
+		}
+		if !entry.UnreachableSince.IsZero() {
+			// robots.txt could not be read: nothing may be fetched until it
+			// is asked for again (RFC 9309 §2.3.1.4), but the URLs wait.
+			o.waitUntil = entry.Expires
+			return o
+		}
+		group := entry.File.Group(c.agent)
+		o.delay = c.hostDelay(group)
+		if !group.Allowed(u.RequestURI()) {
+			c.stats.disallowed.Add(1)
+			if cand.fromDue.IsZero() {
+				o.skipped = append(o.skipped, cand.seq)
+				continue
+			}
+			// A held page that robots.txt now forbids leaves the collection.
+			o.page = &pageResult{item: cand.item, fromDue: cand.fromDue, disallowed: true}
+			o.page.prev, o.page.known, o.err = c.prevPage(cand.item.URL)
+			return o
+		}
+		c.fetchPage(ctx, &o, cand)
+		return o
+	}
+	return o
+}
+
+// candidate is a URL a task may fetch.
+type candidate struct {
+	item    store.Item
+	seq     uint64
+	fromDue time.Time
+}
+
+func (c *Crawler) dueCandidates(host string, now time.Time) ([]candidate, error) {
+	due, err := c.store.Due(host, now, 1)
+	if err != nil {
+		return nil, err
+	}
+	var out []candidate
+	for _, d := range due {
+		p, err := c.store.GetPage(d.URL)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, candidate{item: store.Item{URL: d.URL, Kind: p.Kind}, fromDue: d.Due})
+	}
+	return out, nil
+}
+
+// queueCandidates reads the head of host's queue: several items, so that
+// robots-disallowed ones can be passed over in one task.
+func (c *Crawler) queueCandidates(host string) ([]candidate, error) {
+	items, err := c.store.Peek(host, 0, 32)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]candidate, len(items))
+	for i, it := range items {
+		out[i] = candidate{item: it.Item, seq: it.Seq}
+	}
+	return out, nil
+}
+
+func (c *Crawler) prevPage(u string) (store.Page, bool, error) {
+	p, err := c.store.GetPage(u)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Page{}, false, nil
+	}
+	return p, err == nil, err
+}
+
+// hostDelay is the gap a host's robots.txt group asks for, within bounds.
+func (c *Crawler) hostDelay(g *robots.Group) time.Duration {
+	d := c.cfg.Delay
+	if cd, ok := g.CrawlDelay(); ok {
+		d = max(d, min(cd, c.cfg.MaxCrawlDelay))
+	}
+	return d
+}
+
+// fetchRobots fetches u's robots.txt, following up to MaxRedirects
+// redirects (RFC 9309 §2.3.1.2: at least five), each after the host's
+// delay, and records the answer in the cache.
+func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
+	key := robots.Key(u)
+	target := key + "/robots.txt"
+	status := 0
+	var body []byte
+	for hop := 0; ; hop++ {
+		if hop > 0 && !sleep(ctx, o.t.delay) {
+			o.aborted = true
+			return
+		}
+		resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: target})
+		o.end = time.Now()
+		if ctx.Err() != nil {
+			o.aborted = true
+			return
+		}
+		c.stats.requests.Add(1)
+		if err != nil {
+			o.transient = "robots.txt: " + reason(err)
+			status = 0
+			break
+		}
+		o.robots = append(o.robots, exchange{resp: resp})
+		status, body = resp.Status, resp.Body
+		if resp.Status == http.StatusTooManyRequests || resp.Status >= 500 {
+			o.transient = fmt.Sprintf("robots.txt: HTTP %d", resp.Status)
+			o.retryAfter = retryAfter(resp)
+			break
+		}
+		if resp.Status >= 300 && resp.Status < 400 && resp.Location != "" && hop < c.cfg.MaxRedirects {
+			next, err := urlx.Canonical(resp.Location)
+			if err != nil {
+				break
+			}
+			target = next
+			continue
+		}
+		break
+	}
+	if o.transient != "" && o.t.attempts+1 < c.cfg.MaxAttempts {
+		o.retry = true // Ask again after a back-off before deciding.
+		return
+	}
+	entry := c.robots.Record(key, status, body, time.Now())
+	if entry.File != nil {
+		o.delay = c.hostDelay(entry.File.Group(c.agent))
+		o.sitemaps = entry.File.Sitemaps()
+	}
+	o.sitemaps = append(o.sitemaps, key+"/sitemap.xml")
+	c.stats.robots.Add(1)
+}
+
+// fetchPage fetches one page or sitemap, conditionally if it is held, and
+// reads what it needs from the answer.
+func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
+	pr := &pageResult{item: cand.item, seq: cand.seq, fromDue: cand.fromDue}
+	var err error
+	pr.prev, pr.known, err = c.prevPage(cand.item.URL)
+	if err != nil {
+		o.err = err
+		return
+	}
+	req := fetch.Request{URL: cand.item.URL}
+	if pr.known && pr.prev.Held {
+		req.ETag, req.LastModified = pr.prev.ETag, pr.prev.LastModified
+	}
+	resp, ferr := c.fetcher.Fetch(ctx, req)
+	o.end = time.Now()
+	if ctx.Err() != nil {
+		o.aborted = true
+		return
+	}
+	c.stats.requests.Add(1)
+	last := o.t.attempts+1 >= c.cfg.MaxAttempts
+	switch {
+	case ferr != nil:
+		o.transient = reason(ferr)
+		if !last {
+			o.retry = true
+			return
+		}
+		pr.fetchErr = ferr
+	case resp.Status == http.StatusTooManyRequests || resp.Status >= 500:
+		o.transient = fmt.Sprintf("HTTP %d", resp.Status)
+		o.retryAfter = retryAfter(resp)
+		pr.resp = resp
+		if !last {
+			o.retry = true
+			o.page = pr // kept for the WARC file only
+			return
+		}
+	default:
+		pr.resp = resp
+		c.analyse(pr)
+	}
+	o.page = pr
+}
+
+// analyse computes the checksum and, for new content, the links or
+// sitemap entries.
+func (c *Crawler) analyse(pr *pageResult) {
+	r := pr.resp
+	if r.Status == http.StatusNotModified {
+		pr.checksum = pr.prev.Checksum
+		return
+	}
+	if r.Status < 200 || r.Status >= 300 {
+		return
+	}
+	body := r.Body
+	if r.DecodeError != nil && body == nil {
+		pr.note = "undecodable body: " + r.DecodeError.Error()
+		body = r.Raw
+	}
+	pr.checksum = xxhash.Sum64(body)
+	pr.changed = pr.known && pr.prev.Held && pr.checksum != pr.prev.Checksum
+	if pr.known && pr.prev.Held && !pr.changed {
+		return // Same content: its links and entries are known already.
+	}
+	ctype := r.Header.Get("Content-Type")
+	if pr.item.Kind == kindSitemap {
+		res, err := extract.Sitemap(bytes.NewReader(body), ctype, DefaultSitemapURLs)
+		if err != nil {
+			pr.note = "sitemap: " + err.Error()
+			return
+		}
+		pr.entries, pr.children = res.URLs, res.Sitemaps
+		return
+	}
+	if !isHTML(ctype, body) {
+		return
+	}
+	res, err := extract.Links(bytes.NewReader(body), r.URL, ctype, extract.Options{
+		HonorNofollow: !c.cfg.FollowNofollow,
+		Agent:         c.agent,
+	})
+	if err != nil {
+		pr.note = "links: " + err.Error()
+	}
+	pr.links, pr.noindex = res.Links, res.Robots.NoIndex
+}
+
+func isHTML(ctype string, body []byte) bool {
+	if ctype == "" {
+		ctype = http.DetectContentType(body)
+	}
+	ctype = strings.ToLower(ctype)
+	return strings.Contains(ctype, "html")
+}
+
+// retryAfter reads a Retry-After header, in seconds or as an HTTP date.
+func retryAfter(r *fetch.Response) time.Duration {
+	v := strings.TrimSpace(r.Header.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(min(s, int64(DefaultMaxRetryAfter/time.Second))) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return min(d, DefaultMaxRetryAfter)
+		}
+	}
+	return 0
+}
+
+// reason shortens a fetch error for logs and records: the innermost cause.
+func reason(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
