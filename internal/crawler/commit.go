@@ -57,7 +57,6 @@ type record struct {
 	page    store.Page
 	visit   *store.Visit
 	oldDue  time.Time
-	newDue  time.Time
 	heldNow bool
 	event   bool
 }
@@ -129,7 +128,7 @@ func (c *Crawler) event(o *outcome, r *record) Event {
 // archive writes o's WARC records and works out the page's new state row.
 func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	for _, ex := range o.robots {
-		if _, err := c.writeExchange(ex.resp, nil); err != nil {
+		if err := c.writeEncoded(ex.enc, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -138,10 +137,8 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		return nil, nil
 	}
 	if o.retry { // Archive the error answer; the state waits for the retry.
-		if pr.resp != nil {
-			if _, err := c.writeExchange(pr.resp, nil); err != nil {
-				return nil, err
-			}
+		if err := c.writeEncoded(pr.enc, nil); err != nil {
+			return nil, err
 		}
 		return nil, nil
 	}
@@ -172,7 +169,7 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	v.ETag, v.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 	switch s := resp.Status; {
 	case s == http.StatusNotModified:
-		if _, err := c.writeExchange(resp, p); err != nil {
+		if err := c.writeEncoded(pr.enc, p); err != nil {
 			return nil, err
 		}
 		if v.ETag != "" {
@@ -188,23 +185,23 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		}
 		p.Checksum = pr.checksum
 		p.ETag, p.LastModified = v.ETag, v.LastModified
-		if _, err := c.writeExchange(resp, p); err != nil {
+		if err := c.writeEncoded(pr.enc, p); err != nil {
 			return nil, err
 		}
 		p.Held = true
 	case s >= 300 && s < 400:
 		p.Held, p.Location = false, resp.Location
-		if _, err := c.writeExchange(resp, nil); err != nil {
+		if err := c.writeEncoded(pr.enc, nil); err != nil {
 			return nil, err
 		}
 	case s >= 500 || s == http.StatusTooManyRequests:
 		// The last attempt failed too: the page keeps what it held.
-		if _, err := c.writeExchange(resp, nil); err != nil {
+		if err := c.writeEncoded(pr.enc, nil); err != nil {
 			return nil, err
 		}
 	default: // 4xx: gone.
 		p.Held = false
-		if _, err := c.writeExchange(resp, nil); err != nil {
+		if err := c.writeEncoded(pr.enc, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -216,59 +213,92 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	return r, nil
 }
 
-// writeExchange writes a request record and a response record for resp,
-// or, when p is the page's row and the content is what p already holds, a
-// revisit record: server-not-modified for a 304, identical-payload-digest
-// for the same payload. With p given it updates p's capture fields.
-func (c *Crawler) writeExchange(resp *fetch.Response, p *store.Page) (warc.Location, error) {
+// encoded is the WARC records of one HTTP exchange, compressed by the
+// worker: a response or revisit record, then the request record.
+type encoded struct {
+	recs []*warc.Encoded
+	// capture is set when recs[0] is a response record holding a new copy
+	// of a 200 page, which the page row then points to.
+	capture       bool
+	payloadDigest string
+	at            time.Time
+}
+
+// encodeExchange builds the WARC records of resp. If p, the page's stored
+// row, holds content, the answer may be recorded as a revisit instead:
+// server-not-modified for a 304, identical-payload-digest when the payload
+// is the one p's capture holds.
+func (c *Crawler) encodeExchange(resp *fetch.Response, p *store.Page) (*encoded, error) {
 	reqID, respID := warc.NewRecordID(), warc.NewRecordID()
 	ip := hostOf(resp.RemoteAddr)
 	header := responseHeader(resp)
-	var loc warc.Location
-	var err error
+	out := &encoded{at: resp.Started}
 	digest := ""
-	if p != nil && p.RecordID != "" && resp.Status == http.StatusOK && resp.Truncated == "" {
+	if resp.Status == http.StatusOK && resp.Truncated == "" {
 		digest = warc.PayloadDigest(header, resp.Raw)
 	}
+	held := p != nil && p.Held && p.RecordID != ""
+	var rec *warc.Encoded
+	var err error
 	switch {
-	case p != nil && resp.Status == http.StatusNotModified && p.RecordID != "":
-		loc, err = c.warc.WriteRevisit(warc.Revisit{
+	case held && resp.Status == http.StatusNotModified:
+		rec, err = c.warc.EncodeRevisit(warc.Revisit{
 			ID: respID, Date: resp.Started, TargetURI: resp.URL, IPAddress: ip, ConcurrentTo: reqID,
 			Profile: warc.ProfileServerNotModified, HTTPHeader: header, PayloadDigest: p.PayloadDigest,
 			RefersTo: p.RecordID, RefersToTargetURI: p.URL, RefersToDate: p.CaptureTime,
 		})
-	case digest != "" && digest == p.PayloadDigest:
-		loc, err = c.warc.WriteRevisit(warc.Revisit{
+	case held && digest != "" && digest == p.PayloadDigest:
+		rec, err = c.warc.EncodeRevisit(warc.Revisit{
 			ID: respID, Date: resp.Started, TargetURI: resp.URL, IPAddress: ip, ConcurrentTo: reqID,
 			Profile: warc.ProfileIdenticalPayloadDigest, HTTPHeader: header, PayloadDigest: p.PayloadDigest,
 			RefersTo: p.RecordID, RefersToTargetURI: p.URL, RefersToDate: p.CaptureTime,
 		})
 		c.stats.revisits.Add(1)
 	default:
-		loc, err = c.warc.WriteResponse(warc.Response{
+		rec, err = c.warc.EncodeResponse(warc.Response{
 			ID: respID, Date: resp.Started, TargetURI: resp.URL, IPAddress: ip, ConcurrentTo: reqID,
 			HTTPHeader: header, Body: resp.Raw, Truncated: resp.Truncated,
 		})
-		if err == nil && p != nil && resp.Status == http.StatusOK {
-			p.RecordID, p.CaptureTime = respID, resp.Started
+		if resp.Status == http.StatusOK {
+			out.capture = true
 			if digest == "" {
 				digest = warc.PayloadDigest(header, resp.Raw)
 			}
-			p.PayloadDigest = digest
-			p.WARCFile, p.WARCOffset = loc.File, loc.Offset
+			out.payloadDigest = digest
 		}
 	}
 	if err != nil {
-		return loc, fmt.Errorf("warc: %w", err)
+		return nil, fmt.Errorf("warc record of %s: %w", resp.URL, err)
 	}
-	if _, err := c.warc.WriteRequest(warc.Request{
+	req, err := c.warc.EncodeRequest(warc.Request{
 		ID: reqID, Date: resp.Started, TargetURI: resp.URL, IPAddress: ip, ConcurrentTo: respID,
 		HTTPHeader: requestHeader(resp),
-	}); err != nil {
-		return loc, fmt.Errorf("warc: %w", err)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("warc record of %s: %w", resp.URL, err)
 	}
+	out.recs = []*warc.Encoded{rec, req}
 	c.stats.bytes.Add(int64(len(resp.Raw)))
-	return loc, nil
+	return out, nil
+}
+
+// writeEncoded appends an exchange's records and, if it holds a new
+// capture and p is given, points p at it.
+func (c *Crawler) writeEncoded(e *encoded, p *store.Page) error {
+	if e == nil {
+		return nil
+	}
+	for i, r := range e.recs {
+		loc, err := c.warc.WriteEncoded(r)
+		if err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+		if i == 0 && e.capture && p != nil {
+			p.RecordID, p.PayloadDigest, p.CaptureTime = r.RecordID(), e.payloadDigest, e.at
+			p.WARCFile, p.WARCOffset = loc.File, loc.Offset
+		}
+	}
+	return nil
 }
 
 // stage adds o's state changes to txn and counts, per host, the URLs it
@@ -527,6 +557,7 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 		h.queued += n
 		s.update(h)
 	}
+	s.setFullLocked(c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages))
 	s.mu.Unlock()
 	s.signal()
 }

@@ -63,10 +63,10 @@ type Config struct {
 	// gets this much. Zero means DefaultMaxCrawlDelay.
 	MaxCrawlDelay time.Duration
 	// Revisit is the interval at which held pages are fetched again. Zero
-	// means the uniform interval that fits the budget: capacity / Budget
-	// (capacity being MaxPages, or if unlimited 1.25 times the pages held,
-	// to leave a fifth of the budget for discovery), or DefaultRevisit
-	// without a budget.
+	// means the uniform interval that fits the budget: capacity / Budget,
+	// capacity being MaxPages or, if that is unlimited, the URLs seen (so
+	// revisits take the share of the budget the pages held are of it, and
+	// discovery the rest), or DefaultRevisit without a budget.
 	Revisit time.Duration
 	// Workers bounds the requests in flight at once. Zero means
 	// DefaultWorkers.

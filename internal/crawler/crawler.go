@@ -304,7 +304,9 @@ func (c *Crawler) interval() time.Duration {
 	}
 	capacity := float64(c.cfg.MaxPages)
 	if capacity == 0 {
-		capacity = 1.25 * float64(max(c.held.Load(), 1))
+		// No capacity: the URLs in scope seen so far are the best guess of
+		// what the collection will hold.
+		capacity = float64(max(c.store.SeenCount(), uint64(c.held.Load()), 1))
 	}
 	return max(time.Second, time.Duration(capacity/c.cfg.Budget*float64(time.Second)))
 }

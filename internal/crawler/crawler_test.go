@@ -19,9 +19,14 @@ func testWeb(t *testing.T, cfg simweb.Config, speed float64) (*simweb.Web, strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	return web, serve(t, web)
+}
+
+// serve serves web on a loopback port until the test ends.
+func serve(t testing.TB, web *simweb.Web) string {
 	srv := httptest.NewServer(web)
 	t.Cleanup(srv.Close)
-	return web, srv.Listener.Addr().String()
+	return srv.Listener.Addr().String()
 }
 
 func seedsOf(web *simweb.Web) []string {
@@ -32,7 +37,7 @@ func seedsOf(web *simweb.Web) []string {
 	return seeds
 }
 
-func testConfig(t *testing.T, dir, addr string) Config {
+func testConfig(t testing.TB, dir, addr string) Config {
 	rule, err := fetch.ParseResolve("*.test=" + addr)
 	if err != nil {
 		t.Fatal(err)

@@ -123,11 +123,9 @@ func (s *scheduler) signal() {
 	}
 }
 
-// setFull records whether the collection is full; when it changes, every
-// host's wake time does too.
-func (s *scheduler) setFull(full bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// setFullLocked records whether the collection is full; when that changes,
+// so does every host's wake time. The caller holds s.mu.
+func (s *scheduler) setFullLocked(full bool) {
 	if s.full == full {
 		return
 	}
@@ -135,7 +133,6 @@ func (s *scheduler) setFull(full bool) {
 	for _, h := range s.hosts {
 		s.update(h)
 	}
-	s.signal()
 }
 
 // next blocks until a host may be asked for work, marks it busy and

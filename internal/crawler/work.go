@@ -40,6 +40,7 @@ type task struct {
 // exchange is one HTTP request made for a task, kept for the WARC file.
 type exchange struct {
 	resp *fetch.Response
+	enc  *encoded
 }
 
 // outcome is what a worker found; the committer records it.
@@ -75,8 +76,9 @@ type pageResult struct {
 	prev       store.Page
 	known      bool // prev is the URL's stored row
 	resp       *fetch.Response
-	fetchErr   error // the network error of a final failed attempt
-	disallowed bool  // robots.txt forbids the URL: not fetched
+	fetchErr   error    // the network error of a final failed attempt
+	enc        *encoded // the WARC records of resp
+	disallowed bool     // robots.txt forbids the URL: not fetched
 
 	checksum uint64
 	changed  bool
@@ -219,7 +221,12 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 			status = 0
 			break
 		}
-		o.robots = append(o.robots, exchange{resp: resp})
+		enc, err := c.encodeExchange(resp, nil)
+		if err != nil {
+			o.err = err
+			return
+		}
+		o.robots = append(o.robots, exchange{resp: resp, enc: enc})
 		status, body = resp.Status, resp.Body
 		if resp.Status == http.StatusTooManyRequests || resp.Status >= 500 {
 			o.transient = fmt.Sprintf("robots.txt: HTTP %d", resp.Status)
@@ -286,6 +293,7 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 		if !last {
 			o.retry = true
 			o.page = pr // kept for the WARC file only
+			pr.enc, o.err = c.encodeExchange(resp, nil)
 			return
 		}
 	default:
@@ -293,6 +301,9 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 		c.analyse(pr)
 	}
 	o.page = pr
+	if pr.resp != nil {
+		pr.enc, o.err = c.encodeExchange(pr.resp, &pr.prev)
+	}
 }
 
 // analyse computes the checksum and, for new content, the links or

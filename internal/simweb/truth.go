@@ -1,8 +1,10 @@
 package simweb
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -131,4 +133,31 @@ func (w *Web) Snapshot(t time.Duration, fn func(url string, v Version)) {
 			fn("http://"+s.name+s.path(slot, v.Gen), v)
 		}
 	}
+}
+
+// VersionOf reads the version a page body carries in its
+// <meta name="simweb" content="... version=N"> tag, which is how a crawler's
+// copies are matched against the truth. It reports false for a body without
+// the tag (robots.txt, sitemaps, fault pages).
+func VersionOf(body []byte) (uint32, bool) {
+	const tag = `<meta name="simweb" content="`
+	i := bytes.Index(body, []byte(tag))
+	if i < 0 {
+		return 0, false
+	}
+	rest := body[i+len(tag):]
+	if end := bytes.IndexByte(rest, '"'); end >= 0 {
+		rest = rest[:end]
+	} else {
+		return 0, false
+	}
+	j := bytes.Index(rest, []byte("version="))
+	if j < 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(rest[j+len("version="):]), 10, 32)
+	if err != nil {
+		return 0, false
+	}
+	return uint32(v), true
 }

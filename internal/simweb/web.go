@@ -669,3 +669,22 @@ func stripPort(host string) string {
 
 // simTime converts nanoseconds since the epoch to a wall-clock date.
 func (w *Web) simTime(ns int64) time.Time { return w.cfg.Epoch.Add(time.Duration(ns)) }
+
+// Allowed reports whether the robots.txt of a URL's host lets userAgent
+// fetch it: the same rule the audit counts disallowed requests by (a host
+// whose robots.txt answers 500 allows nothing).
+func (w *Web) Allowed(rawURL, userAgent string) bool {
+	rest, ok := strings.CutPrefix(rawURL, "http://")
+	if !ok {
+		return false
+	}
+	host, path := rest, "/"
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		host, path = rest[:i], rest[i:]
+	}
+	si, ok := w.byName[strings.ToLower(stripPort(host))]
+	if !ok {
+		return false
+	}
+	return !w.sites[si].disallowed(path, userAgent)
+}

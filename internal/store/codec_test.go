@@ -25,7 +25,21 @@ func TestPageRoundTrip(t *testing.T) {
 			Status:    200, Checksum: 0xdeadbeef, ETag: `"abc"`,
 			LastModified: "Mon, 02 Jan 2026 03:04:05 GMT",
 			Fetches:      12, Changes: 3, WARCFile: "fc-00001.warc.gz", WARCOffset: 123456,
+			Kind: 1, Held: true, NextDue: time.Date(2026, 2, 10, 0, 0, 0, 1, time.UTC),
+			PayloadDigest: "sha1:2FHGUMQLVXDJMGYNLMH4KCNZTMOXFVF3", RecordID: "<urn:uuid:6ba7b810-9dad-11d1-80b4-00c04fd430c8>",
+			CaptureTime: time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC),
 		}},
+		{"redirect", Page{
+			URL: "http://example.com/", Status: 301, Location: "https://example.com/",
+			Kind: 2, NextDue: time.Unix(-1, 999999999).UTC(), // before 1970, with nanoseconds
+		}},
+		{"kind alone", Page{Kind: 7}},
+		{"held alone", Page{Held: true}},
+		{"next due alone", Page{NextDue: time.Unix(0, 0).UTC()}},
+		{"payload digest alone", Page{PayloadDigest: "d"}},
+		{"record id alone", Page{RecordID: "r"}},
+		{"capture time alone", Page{CaptureTime: time.Unix(1, 1).UTC()}},
+		{"location alone", Page{Location: "l"}},
 		{"max", Page{
 			URL:       string(bytes.Repeat([]byte("x"), 1<<16)),
 			FirstSeen: maxTime, LastFetch: maxTime,
@@ -33,12 +47,16 @@ func TestPageRoundTrip(t *testing.T) {
 			ETag: "\x00\xff", LastModified: "\xff",
 			Fetches: math.MaxUint32, Changes: math.MaxUint32,
 			WARCFile: "w", WARCOffset: math.MaxInt64,
+			Kind: math.MaxUint8, Held: true, NextDue: maxTime, CaptureTime: maxTime,
+			PayloadDigest: "\xff", RecordID: string(bytes.Repeat([]byte("r"), 300)), Location: "\x00",
 		}},
 		{"min", Page{
-			FirstSeen:  time.Unix(-1<<62, 0).UTC(),
-			LastFetch:  time.Unix(0, 0).UTC(), // the epoch must not be confused with the zero time
-			Status:     math.MinInt,
-			WARCOffset: math.MinInt64,
+			FirstSeen:   time.Unix(-1<<62, 0).UTC(),
+			LastFetch:   time.Unix(0, 0).UTC(), // the epoch must not be confused with the zero time
+			Status:      math.MinInt,
+			WARCOffset:  math.MinInt64,
+			NextDue:     time.Unix(-1<<62, 0).UTC(),
+			CaptureTime: time.Unix(0, 0).UTC(),
 		}},
 	}
 	for _, tt := range tests {
@@ -95,7 +113,8 @@ func TestMetaRoundTrip(t *testing.T) {
 // TestDecodeCorrupt checks that every truncation, a trailing byte and an
 // unknown version are all reported as ErrCorrupt rather than misread.
 func TestDecodeCorrupt(t *testing.T) {
-	page := encodePage(&Page{URL: "u", FirstSeen: time.Unix(5, 5), Status: 200, ETag: "e", WARCOffset: 9})
+	page := encodePage(&Page{URL: "u", FirstSeen: time.Unix(5, 5), Status: 200, ETag: "e", WARCOffset: 9,
+		Kind: 1, Held: true, NextDue: time.Unix(6, 6), PayloadDigest: "d", RecordID: "r", CaptureTime: time.Unix(7, 7), Location: "l"})
 	visit := encodeVisit(&Visit{Time: time.Unix(5, 5), Status: 200, Changed: true, ETag: "e"})
 	decoders := []struct {
 		name   string
@@ -124,6 +143,53 @@ func TestDecodeCorrupt(t *testing.T) {
 	}
 }
 
+// TestPageHeldByte checks that the Held flag accepts only 0 and 1, so that
+// each page has exactly one encoding.
+func TestPageHeldByte(t *testing.T) {
+	// With every field after Kind empty, Held is the byte after Kind, which
+	// is followed by five one-byte fields (two zero times, three empty
+	// strings).
+	enc := encodePage(&Page{Kind: 0xab})
+	i := len(enc) - 6
+	if enc[i-1] != 0xab || enc[i] != 0 {
+		t.Fatalf("layout changed: %x", enc)
+	}
+	for _, tt := range []struct {
+		b    byte
+		held bool
+		ok   bool
+	}{{0, false, true}, {1, true, true}, {2, false, false}, {0xff, false, false}} {
+		enc[i] = tt.b
+		p, err := decodePage(enc)
+		if ok := err == nil; ok != tt.ok || p.Held != tt.held || (!ok && !errors.Is(err, ErrCorrupt)) {
+			t.Errorf("Held byte %d: Held = %v, err = %v; want Held %v, ok %v", tt.b, p.Held, err, tt.held, tt.ok)
+		}
+	}
+}
+
+func TestItemRoundTrip(t *testing.T) {
+	tests := []Item{
+		{}, {URL: "https://example.com/"}, {URL: "u", Kind: 1, Hops: 2},
+		{URL: "\x00\xff", Kind: math.MaxUint8, Hops: math.MaxUint8},
+		{URL: string(bytes.Repeat([]byte("x"), 1<<16)), Kind: 3},
+	}
+	for _, it := range tests {
+		enc := encodeItem(it)
+		if len(enc) != 2+len(it.URL) {
+			t.Errorf("encodeItem(%.20q) has %d bytes, want %d", it.URL, len(enc), 2+len(it.URL))
+		}
+		got, err := decodeItem(enc)
+		if err != nil || got != it {
+			t.Errorf("decodeItem(encodeItem(%.20v)) = %.20v, %v", it, got, err)
+		}
+	}
+	for _, b := range [][]byte{nil, {1}} {
+		if _, err := decodeItem(b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("decodeItem(%x): err = %v, want ErrCorrupt", b, err)
+		}
+	}
+}
+
 func TestTimeKeyOrder(t *testing.T) {
 	// Sorted by time; the keys must sort the same way bytewise. The zero
 	// time (year 1) lies between -2^62 s and -1 s.
@@ -149,11 +215,19 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encodePage(&Page{URL: "u", Status: 200}))
 	f.Add(encodeVisit(&Visit{Time: time.Unix(3, 4), Changed: true}))
 	f.Add(encodePage(&Page{FirstSeen: maxTime}))
+	f.Add(encodePage(&Page{URL: "u", Kind: 2, Held: true, NextDue: time.Unix(1, 2), PayloadDigest: "d",
+		RecordID: "r", CaptureTime: time.Unix(-1, 3), Location: "l"}))
+	f.Add(encodeItem(Item{URL: "u", Kind: 1, Hops: 2}))
 	f.Add(encodeVisit(&Visit{Time: time.Unix(-62135596800, 0)})) // the zero time reached through time.Unix
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if p, err := decodePage(b); err == nil {
 			if re := encodePage(&p); !bytes.Equal(re, b) {
 				t.Errorf("page re-encodes differently: %x vs %x", re, b)
+			}
+		}
+		if it, err := decodeItem(b); err == nil {
+			if re := encodeItem(it); !bytes.Equal(re, b) {
+				t.Errorf("item re-encodes differently: %x vs %x", re, b)
 			}
 		}
 		if v, err := decodeVisit(b); err == nil {

@@ -11,9 +11,9 @@ import (
 
 // The frontier is one FIFO queue per host. Items live at
 // q/<host>\x00<seq>, and h/<host> holds the queue's [head, tail) sequence
-// numbers. The meta row exists exactly when the queue is non-empty, so Hosts
-// reads only live queues; an emptied queue restarts at sequence 0, which is
-// safe because Pebble's range deletions never hide later writes.
+// numbers. The meta row stays when the queue empties, so the tail counts
+// every item the host ever had queued (Txn.Enqueue's per-host limit reads
+// it); Hosts skips empty queues.
 
 func checkHost(host string) error {
 	if host == "" || strings.IndexByte(host, 0) >= 0 {
@@ -192,12 +192,7 @@ func (s *Store) Pop(host string, n int) ([]string, error) {
 	if err := b.DeleteRange(lo, hi, nil); err != nil {
 		return nil, fmt.Errorf("store: pop %s: %w", host, err)
 	}
-	if m.head == m.tail {
-		err = b.Delete(metaKey(host), nil)
-	} else {
-		err = b.Set(metaKey(host), encodeMeta(m), nil)
-	}
-	if err != nil {
+	if err := b.Set(metaKey(host), encodeMeta(m), nil); err != nil {
 		return nil, fmt.Errorf("store: pop %s: %w", host, err)
 	}
 	if err := s.db.Apply(b, s.wopts); err != nil {
@@ -265,6 +260,9 @@ func (s *Store) Hosts(fn func(host string, n int) error) error {
 		m, err := decodeMeta(v)
 		if err != nil {
 			return fmt.Errorf("store: hosts: %s: %w", host, err)
+		}
+		if m.head == m.tail {
+			continue
 		}
 		if err := fn(host, int(m.tail-m.head)); err != nil {
 			return err

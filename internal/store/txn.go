@@ -50,7 +50,8 @@ func (t *Txn) meta(host string) (*queueMeta, error) {
 // Enqueue marks the URLs of items seen and appends the ones not seen before
 // to host's queue, in order. With limit > 0, a host whose queue has ever
 // held limit items takes no more: further new URLs are marked seen and
-// dropped (a trap defence: URLs per host). It returns how many items were
+// dropped (a trap defence: URLs per host). The count is the queue's tail,
+// which never goes back: an emptied queue keeps it. It returns how many items were
 // queued and how many new ones were dropped.
 func (t *Txn) Enqueue(host string, items []Item, limit uint64) (queued, dropped int, err error) {
 	if err := checkHost(host); err != nil {
@@ -179,13 +180,7 @@ func (t *Txn) Commit() error {
 	}
 	defer t.close()
 	for host, m := range t.metas {
-		var err error
-		if m.head == m.tail {
-			err = t.b.Delete(metaKey(host), nil)
-		} else {
-			err = t.b.Set(metaKey(host), encodeMeta(*m), nil)
-		}
-		if err != nil {
+		if err := t.b.Set(metaKey(host), encodeMeta(*m), nil); err != nil {
 			return fmt.Errorf("store: commit: %w", err)
 		}
 	}
@@ -209,7 +204,7 @@ func (t *Txn) Commit() error {
 	if err := t.s.db.Apply(t.b, t.s.wopts); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
-
+	t.s.seenCount += t.added
 	return nil
 }
 

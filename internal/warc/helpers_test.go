@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -54,9 +55,13 @@ func tryReadRecords(data []byte) ([]got, error) {
 }
 
 // fixedClock returns a clock that starts at t and moves one second per call,
-// so file names and dates are predictable.
+// so file names and dates are predictable. It is safe for concurrent use,
+// as WriterConfig.Now must be when records are encoded concurrently.
 func fixedClock(t time.Time) func() time.Time {
+	var mu sync.Mutex
 	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
 		now := t
 		t = t.Add(time.Second)
 		return now

@@ -45,7 +45,8 @@ type WriterConfig struct {
 	// Info sets them.
 	Info Header
 	// Now is the clock for file names and for records whose Date is zero.
-	// Nil means time.Now.
+	// Nil means time.Now. The Encode methods call it without holding the
+	// writer's lock, so it must be safe for concurrent use.
 	Now func() time.Time
 }
 
@@ -91,6 +92,9 @@ type Writer struct {
 	zw  *gzip.Writer
 	buf bytes.Buffer
 	hdr []byte
+
+	poolOnce sync.Once
+	pool     sync.Pool // of *gzip.Writer, for Encode
 }
 
 // NewWriter checks cfg, creates cfg.Dir if needed and returns a Writer.
@@ -189,15 +193,8 @@ func (w *Writer) write(h Header, block ...[]byte) (Location, error) {
 	if w.err != nil {
 		return Location{}, w.err
 	}
-	if w.f != nil && w.cfg.MaxFileSize > 0 && w.size >= w.cfg.MaxFileSize {
-		if err := w.finishFile(); err != nil {
-			return Location{}, err
-		}
-	}
-	if w.f == nil {
-		if err := w.openFile(); err != nil {
-			return Location{}, err
-		}
+	if err := w.ready(); err != nil {
+		return Location{}, err
 	}
 	if h.Get("WARC-Type") != TypeWarcinfo {
 		h.Set("WARC-Warcinfo-ID", w.infoID)
@@ -205,9 +202,34 @@ func (w *Writer) write(h Header, block ...[]byte) (Location, error) {
 	return w.writeMember(h, block)
 }
 
+// ready makes sure a file is open with room for the next record, rotating
+// if the current one is full. The caller holds w.mu.
+func (w *Writer) ready() error {
+	if w.f != nil && w.cfg.MaxFileSize > 0 && w.size >= w.cfg.MaxFileSize {
+		if err := w.finishFile(); err != nil {
+			return err
+		}
+	}
+	if w.f == nil {
+		return w.openFile()
+	}
+	return nil
+}
+
 // writeMember fills in the computed fields and appends the record as one
 // gzip member. The caller holds w.mu and has an open file.
 func (w *Writer) writeMember(h Header, block [][]byte) (Location, error) {
+	if err := w.complete(&h, block); err != nil {
+		return Location{}, err
+	}
+	w.buf.Reset()
+	w.hdr = compress(w.zw, &w.buf, w.hdr[:0], h, block)
+	return w.appendMember(w.buf.Bytes(), h.Get("WARC-Record-ID"))
+}
+
+// complete fills in the fields the writer computes: WARC-Record-ID and
+// WARC-Date if missing, WARC-Block-Digest if missing, Content-Length.
+func (w *Writer) complete(h *Header, block [][]byte) error {
 	if h.Get("WARC-Record-ID") == "" {
 		h.Set("WARC-Record-ID", NewRecordID())
 	}
@@ -226,22 +248,28 @@ func (w *Writer) writeMember(h Header, block [][]byte) (Location, error) {
 		h.Set("WARC-Block-Digest", formatSHA1(d.Sum(nil)))
 	}
 	h.Set("Content-Length", strconv.FormatInt(n, 10))
-	if err := h.check(); err != nil {
-		return Location{}, err
-	}
+	return h.check()
+}
 
-	w.buf.Reset()
-	w.zw.Reset(&w.buf)
-	w.hdr = h.appendTo(w.hdr[:0])
-	w.zw.Write(w.hdr) // writes to a bytes.Buffer cannot fail
+// compress writes the record h + block as one gzip member to buf, using
+// hdr as scratch space, which it returns for reuse.
+func compress(zw *gzip.Writer, buf *bytes.Buffer, hdr []byte, h Header, block [][]byte) []byte {
+	zw.Reset(buf)
+	hdr = h.appendTo(hdr)
+	zw.Write(hdr) // writes to a bytes.Buffer cannot fail
 	for _, b := range block {
-		w.zw.Write(b)
+		zw.Write(b)
 	}
-	w.zw.Write([]byte("\r\n\r\n"))
-	w.zw.Close()
+	zw.Write([]byte("\r\n\r\n"))
+	zw.Close()
+	return hdr
+}
 
-	loc := Location{File: w.name, Offset: w.size, Length: int64(w.buf.Len()), RecordID: h.Get("WARC-Record-ID")}
-	if _, err := w.f.Write(w.buf.Bytes()); err != nil {
+// appendMember appends one complete gzip member to the current file. The
+// caller holds w.mu and has an open file.
+func (w *Writer) appendMember(member []byte, id string) (Location, error) {
+	loc := Location{File: w.name, Offset: w.size, Length: int64(len(member)), RecordID: id}
+	if _, err := w.f.Write(member); err != nil {
 		err = fmt.Errorf("warc: write %s: %w", w.name, err)
 		// Cut the torn member off so the file stays readable.
 		if terr := w.f.Truncate(w.size); terr != nil {

@@ -1,0 +1,100 @@
+package warc
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// TestEncodeAhead encodes records on many goroutines, some before the first
+// file exists and across rotations, writes them in a different order than
+// they were encoded, and checks that every record reads back verified, in
+// write order, pointing at its own file's warcinfo record.
+func TestEncodeAhead(t *testing.T) {
+	const n = 60
+	w, dir := newTestWriter(t, WriterConfig{MaxFileSize: 8 << 10, Compression: 1})
+	body := func(i int) []byte {
+		b := make([]byte, 1500)
+		for j := range b {
+			b[j] = byte((i + 1) * j * 7919 >> 3)
+		}
+		return b
+	}
+	encode := func(i int) *Encoded {
+		var e *Encoded
+		var err error
+		uri := "http://example.com/" + strconv.Itoa(i)
+		switch i % 3 {
+		case 0:
+			e, err = w.EncodeResponse(Response{TargetURI: uri, HTTPHeader: httpResponse("Content-Length: 1500"), Body: body(i)})
+		case 1:
+			e, err = w.EncodeRequest(Request{TargetURI: uri, HTTPHeader: []byte("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n")})
+		default:
+			e, err = w.EncodeRevisit(Revisit{TargetURI: uri, HTTPHeader: httpResponse("Content-Length: 0"), PayloadDigest: "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"})
+		}
+		if err != nil {
+			t.Error(err) // not Fatal: encode runs on other goroutines too
+		}
+		return e
+	}
+	// The first batch is encoded before any file exists.
+	first := make([]*Encoded, 5)
+	for i := range first {
+		if first[i] = encode(i); first[i] == nil {
+			t.FailNow()
+		}
+	}
+	var order []string
+	for _, e := range first {
+		if _, err := w.WriteEncoded(e); err != nil {
+			t.Fatal(err)
+		}
+		order = append(order, e.RecordID())
+	}
+	// The rest are encoded concurrently, then written in reverse.
+	rest := make([]*Encoded, n)
+	var wg sync.WaitGroup
+	for i := range rest {
+		wg.Go(func() { rest[i] = encode(len(first) + i) })
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	for i := len(rest) - 1; i >= 0; i-- {
+		loc, err := w.WriteEncoded(rest[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc.RecordID != rest[i].RecordID() {
+			t.Errorf("location names %s, record is %s", loc.RecordID, rest[i].RecordID())
+		}
+		order = append(order, rest[i].RecordID())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := warcFiles(t, dir)
+	if len(files) < 3 {
+		t.Fatalf("%d files: want rotations between encode and write", len(files))
+	}
+	var read []string
+	for _, f := range files {
+		recs := readRecords(t, readFile(t, f)) // readRecords verifies digests
+		infoID := recs[0].Header.Get("WARC-Record-ID")
+		for _, r := range recs[1:] {
+			if got := r.Header.Get("WARC-Warcinfo-ID"); got != infoID {
+				t.Errorf("%s: record %s points at warcinfo %s, not %s", f, r.Header.Get("WARC-Record-ID"), got, infoID)
+			}
+			read = append(read, r.Header.Get("WARC-Record-ID"))
+		}
+	}
+	if len(read) != len(order) {
+		t.Fatalf("read %d records, wrote %d", len(read), len(order))
+	}
+	for i := range read {
+		if read[i] != order[i] {
+			t.Fatalf("record %d is %s, want %s", i, read[i], order[i])
+		}
+	}
+}
