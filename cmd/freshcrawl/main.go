@@ -16,6 +16,9 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"demo", "crawl an in-process synthetic web and show its true freshness live", runDemo},
+		{"crawl", "crawl the web from seeds and keep the pages found fresh", runCrawl},
+		{"status", "show what a crawl's data directory holds", runStatus},
 		{"simweb", "serve a synthetic web with known truth on loopback", runSimweb},
 	}
 }

@@ -113,7 +113,7 @@ func (c *Crawler) commit(batch []outcome) error {
 func (c *Crawler) event(o *outcome, r *record) Event {
 	pr := o.page
 	e := Event{
-		URL: pr.item.URL, Time: r.page.LastFetch, Status: r.page.Status, Sitemap: pr.item.Kind == kindSitemap,
+		URL: pr.item.URL, Time: r.page.LastFetch, Status: r.page.Status, Sitemap: pr.item.Kind == KindSitemap,
 		Changed: r.visit != nil && r.visit.Changed, Held: r.page.Held,
 	}
 	if pr.fetchErr != nil {
@@ -150,6 +150,11 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	if pr.disallowed {
 		p.Held, p.NextDue = false, time.Time{}
 		r.event = false
+		return r, nil
+	}
+	if !pr.postpone.IsZero() {
+		p.NextDue = pr.postpone
+		r.event, r.heldNow = false, p.Held
 		return r, nil
 	}
 	p.LastFetch = now
@@ -314,7 +319,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		items := make([]discovered, 0, len(o.sitemaps))
 		for _, s := range o.sitemaps {
 			if u, err := urlx.Canonical(s); err == nil {
-				items = append(items, discovered{url: u, kind: kindSitemap})
+				items = append(items, discovered{url: u, kind: KindSitemap})
 			}
 		}
 		if err := c.enqueue(txn, items, enq, ""); err != nil {
@@ -342,7 +347,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 			return err
 		}
 	}
-	if pr.item.Kind == kindPage {
+	if pr.item.Kind == KindPage {
 		if d := b2i(r.heldNow) - b2i(pr.known && pr.prev.Held); d != 0 {
 			txn.Add(counterHeld, d)
 			c.held.Add(d)
@@ -381,14 +386,14 @@ func (c *Crawler) stageFound(txn *store.Txn, o *outcome, enq map[string]int) err
 		if l.Nofollow && !c.cfg.FollowNofollow {
 			continue
 		}
-		found = append(found, discovered{url: l.URL, kind: kindPage})
+		found = append(found, discovered{url: l.URL, kind: KindPage})
 	}
 	site := ""
 	if len(pr.entries) > 0 || len(pr.children) > 0 {
 		site = urlx.SiteKey(urlx.Host(pr.item.URL))
 	}
 	for _, e := range pr.entries {
-		found = append(found, discovered{url: e.Loc, kind: kindPage})
+		found = append(found, discovered{url: e.Loc, kind: KindPage})
 		if !e.LastMod.IsZero() && urlx.SiteKey(urlx.Host(e.Loc)) == site {
 			if err := txn.SetLastMod(e.Loc, e.LastMod); err != nil {
 				return err
@@ -396,7 +401,7 @@ func (c *Crawler) stageFound(txn *store.Txn, o *outcome, enq map[string]int) err
 		}
 	}
 	for _, e := range pr.children {
-		found = append(found, discovered{url: e.Loc, kind: kindSitemap})
+		found = append(found, discovered{url: e.Loc, kind: KindSitemap})
 	}
 	return c.enqueue(txn, found, enq, site)
 }

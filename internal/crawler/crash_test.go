@@ -477,12 +477,12 @@ func crashGraph(t *testing.T, cfg simweb.Config, seeds []string) crashGraphResul
 		f := robots.FromResponse(rec.Code, rec.Body.Bytes())
 		rules[key] = f.Group("freshcrawl")
 		for _, s := range f.Sitemaps() {
-			add(s, kindSitemap)
+			add(s, KindSitemap)
 		}
-		add(key+"/sitemap.xml", kindSitemap)
+		add(key+"/sitemap.xml", KindSitemap)
 	}
 	for _, s := range seeds {
-		add(s, kindPage)
+		add(s, KindPage)
 	}
 	for len(queue) > 0 {
 		it := queue[0]
@@ -502,7 +502,7 @@ func crashGraph(t *testing.T, cfg simweb.Config, seeds []string) crashGraphResul
 		}
 		ctype := rec.Header().Get("Content-Type")
 		switch it.kind {
-		case kindSitemap:
+		case KindSitemap:
 			res, err := extract.Sitemap(bytes.NewReader(rec.Body.Bytes()), ctype, DefaultSitemapURLs)
 			if err != nil {
 				t.Fatalf("graph: sitemap %s: %v", it.url, err)
@@ -510,12 +510,12 @@ func crashGraph(t *testing.T, cfg simweb.Config, seeds []string) crashGraphResul
 			site := urlx.SiteKey(urlx.Host(it.url))
 			for _, e := range res.URLs {
 				if urlx.SiteKey(urlx.Host(e.Loc)) == site {
-					add(e.Loc, kindPage)
+					add(e.Loc, KindPage)
 				}
 			}
 			for _, e := range res.Sitemaps {
 				if urlx.SiteKey(urlx.Host(e.Loc)) == site {
-					add(e.Loc, kindSitemap)
+					add(e.Loc, KindSitemap)
 				}
 			}
 		default:
@@ -525,7 +525,7 @@ func crashGraph(t *testing.T, cfg simweb.Config, seeds []string) crashGraphResul
 				t.Fatalf("graph: links of %s: %v", it.url, err)
 			}
 			for _, l := range res.Links {
-				add(l.URL, kindPage)
+				add(l.URL, KindPage)
 			}
 		}
 	}
@@ -718,7 +718,7 @@ func crashCheckState(t *testing.T, dir string, g crashGraphResult, w crashWARCs)
 			return nil
 		}
 		held++
-		if p.Kind == kindPage {
+		if p.Kind == KindPage {
 			heldPages++ // The counter leaves sitemaps out: they are not pages of the collection.
 		}
 		host := authority(p.URL)

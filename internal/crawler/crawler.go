@@ -72,6 +72,7 @@ type Stats struct {
 	Held        int64  // pages in the collection
 	Seen        uint64 // URLs ever seen
 	Hosts       int    // hosts known
+	Queued      int    // URLs waiting in the hosts' queues
 	InFlight    int    // hosts with a task outstanding
 }
 
@@ -229,7 +230,7 @@ func (c *Crawler) addSeeds(seeds []string) error {
 			txn.Abort()
 			return err
 		}
-		found = append(found, discovered{url: s, kind: kindPage})
+		found = append(found, discovered{url: s, kind: KindPage})
 	}
 	if err := txn.Commit(); err != nil {
 		return fmt.Errorf("crawl: %w", err)
@@ -397,6 +398,9 @@ func (c *Crawler) Stats() Stats {
 	}
 	c.sched.mu.Lock()
 	st.Hosts, st.InFlight = len(c.sched.hosts), c.sched.inFly
+	for _, h := range c.sched.hosts {
+		st.Queued += h.queued
+	}
 	c.sched.mu.Unlock()
 	return st
 }

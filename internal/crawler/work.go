@@ -20,10 +20,12 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
-// Kinds of URL, kept with queue items and page rows.
+// Kinds of URL, kept as store.Item.Kind and store.Page.Kind. Only pages
+// count toward the collection ("held" in Stats and the store's counter);
+// sitemaps are fetched, archived and revisited too, but are not part of it.
 const (
-	kindPage    uint8 = 0
-	kindSitemap uint8 = 1
+	KindPage    uint8 = 0
+	KindSitemap uint8 = 1
 )
 
 // task is one dispatch of a host: a snapshot of what the scheduler knew
@@ -76,9 +78,10 @@ type pageResult struct {
 	prev       store.Page
 	known      bool // prev is the URL's stored row
 	resp       *fetch.Response
-	fetchErr   error    // the network error of a final failed attempt
-	enc        *encoded // the WARC records of resp
-	disallowed bool     // robots.txt forbids the URL: not fetched
+	fetchErr   error     // the network error of a final failed attempt
+	enc        *encoded  // the WARC records of resp
+	disallowed bool      // robots.txt forbids the URL: not fetched
+	postpone   time.Time // not fetched: the revisit moves to this time
 
 	checksum uint64
 	changed  bool
@@ -105,6 +108,18 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 	if err != nil {
 		o.err = err
 		return o
+	}
+	if len(cands) > 0 && !cands[0].fromDue.IsZero() {
+		if p := cands[0].page; !p.LastFetch.IsZero() {
+			// The uniform interval grows with the collection: a revisit
+			// scheduled when it was shorter waits for the current one.
+			iv := c.interval()
+			if p.LastFetch.Add(iv * 9 / 10).After(now) {
+				o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: p, known: true,
+					postpone: p.LastFetch.Add(iv)}
+				return o
+			}
+		}
 	}
 	for _, cand := range cands {
 		u, err := url.Parse(cand.item.URL)
@@ -147,6 +162,7 @@ type candidate struct {
 	item    store.Item
 	seq     uint64
 	fromDue time.Time
+	page    store.Page // the stored row, for a revisit
 }
 
 func (c *Crawler) dueCandidates(host string, now time.Time) ([]candidate, error) {
@@ -160,7 +176,7 @@ func (c *Crawler) dueCandidates(host string, now time.Time) ([]candidate, error)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, candidate{item: store.Item{URL: d.URL, Kind: p.Kind}, fromDue: d.Due})
+		out = append(out, candidate{item: store.Item{URL: d.URL, Kind: p.Kind}, fromDue: d.Due, page: p})
 	}
 	return out, nil
 }
@@ -328,7 +344,7 @@ func (c *Crawler) analyse(pr *pageResult) {
 		return // Same content: its links and entries are known already.
 	}
 	ctype := r.Header.Get("Content-Type")
-	if pr.item.Kind == kindSitemap {
+	if pr.item.Kind == KindSitemap {
 		res, err := extract.Sitemap(bytes.NewReader(body), ctype, DefaultSitemapURLs)
 		if err != nil {
 			pr.note = "sitemap: " + err.Error()

@@ -45,7 +45,7 @@ func (s *Store) addNewLocked(b *pebble.Batch, urls []string) (fresh []bool, adde
 		}
 		inBatch[h] = struct{}{}
 		key := hashKey(prefixSeen, h)
-		ok, err := s.has(key)
+		ok, err := s.seen(h, key)
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", u, err)
 		}
@@ -119,4 +119,47 @@ func (s *Store) SeenCount() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.seenCount
+}
+
+// seen reports whether the URL with hash h (seen key key) is in the seen
+// set, from the cache if it can. The caller holds s.mu.
+func (s *Store) seen(h urlHash, key []byte) (bool, error) {
+	if s.known.has(h) {
+		return true, nil
+	}
+	ok, err := s.has(key)
+	if ok {
+		s.known.add(h)
+	}
+	return ok, err
+}
+
+// seenCache holds hashes of URLs known to be in the seen set, up to about
+// limit of them, in two generations: when the current one fills, it becomes
+// the old one and the old one is dropped, so hashes used recently stay.
+// The zero value (limit 0) holds nothing.
+type seenCache struct {
+	limit     int
+	cur, prev map[urlHash]struct{}
+}
+
+func (c *seenCache) has(h urlHash) bool {
+	if _, ok := c.cur[h]; ok {
+		return true
+	}
+	if _, ok := c.prev[h]; ok {
+		c.add(h)
+		return true
+	}
+	return false
+}
+
+func (c *seenCache) add(h urlHash) {
+	if c.limit <= 0 {
+		return
+	}
+	if len(c.cur) >= c.limit/2 || c.cur == nil {
+		c.prev, c.cur = c.cur, make(map[urlHash]struct{}, max(c.limit/2, 1))
+	}
+	c.cur[h] = struct{}{}
 }

@@ -46,6 +46,9 @@ const (
 	// DefaultBloomBitsPerKey is the default bloom filter size, which gives
 	// about a 1 % false-positive rate on point reads of absent keys.
 	DefaultBloomBitsPerKey = 10
+	// DefaultSeenCache is the default size of the in-memory cache of seen
+	// URL hashes: 2^20 hashes, about 50 MB.
+	DefaultSeenCache = 1 << 20
 )
 
 // Options configures a Store. The zero value is valid and gives the
@@ -66,6 +69,13 @@ type Options struct {
 	// lose the last writes. The zero value (false) fsyncs every commit, which
 	// is what state commits need.
 	NoSync bool
+	// ReadOnly opens the store for reading only (freshcrawl status): nothing
+	// is written, not even Pebble's bookkeeping files.
+	ReadOnly bool
+	// SeenCache is how many URL hashes known to be in the seen set are
+	// kept in memory, so that links to pages already known (most links)
+	// cost no Pebble lookup. Zero means DefaultSeenCache; negative, none.
+	SeenCache int
 	// Logf, if set, receives Pebble's log messages (WAL recovery,
 	// background errors). If nil, informational messages are dropped and
 	// errors go to the standard library logger.
@@ -91,7 +101,8 @@ type Store struct {
 	// mu serialises read-modify-write commits (AddNew, Push, Pop) so that
 	// the reads they make stay valid until their batch is applied.
 	mu        sync.Mutex
-	seenCount uint64 // mirror of the persisted m/seen counter; guarded by mu
+	seenCount uint64    // mirror of the persisted m/seen counter; guarded by mu
+	known     seenCache // hashes known to be in the seen set; guarded by mu
 }
 
 // Open opens (creating if needed) the store in dir.
@@ -112,6 +123,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		Cache:        cache,
 		MemTableSize: opts.MemTableSize,
 		Logger:       pebbleLogger{opts.Logf},
+		ReadOnly:     opts.ReadOnly,
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(opts.BloomBitsPerKey)
@@ -121,6 +133,12 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	s := &Store{db: db, wopts: pebble.Sync}
+	switch {
+	case opts.SeenCache == 0:
+		s.known.limit = DefaultSeenCache
+	case opts.SeenCache > 0:
+		s.known.limit = opts.SeenCache
+	}
 	if opts.NoSync {
 		s.wopts = pebble.NoSync
 	}

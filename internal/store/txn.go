@@ -67,7 +67,7 @@ func (t *Txn) Enqueue(host string, items []Item, limit uint64) (queued, dropped 
 			continue
 		}
 		key := hashKey(prefixSeen, h)
-		ok, err := t.s.has(key)
+		ok, err := t.s.seen(h, key)
 		if err != nil {
 			return queued, dropped, fmt.Errorf("store: enqueue %s: %w", it.URL, err)
 		}
@@ -205,6 +205,9 @@ func (t *Txn) Commit() error {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	t.s.seenCount += t.added
+	for h := range t.seen {
+		t.s.known.add(h)
+	}
 	return nil
 }
 

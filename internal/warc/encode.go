@@ -64,23 +64,32 @@ func (w *Writer) encode(h Header, block ...[]byte) (*Encoded, error) {
 		return e, nil
 	}
 	e.h.Set("WARC-Warcinfo-ID", e.infoID)
-	zw := w.zpool().Get().(*gzip.Writer)
+	pool := w.zpool(worthCompressing(e.h, e.block))
+	zw := pool.Get().(*gzip.Writer)
 	var buf bytes.Buffer
 	compress(zw, &buf, nil, e.h, e.block)
-	w.zpool().Put(zw)
+	pool.Put(zw)
 	e.member = buf.Bytes()
 	return e, nil
 }
 
-// zpool returns the pool of gzip writers at the configured level.
-func (w *Writer) zpool() *sync.Pool {
+// zpool returns the pool of gzip writers at the configured level, or with
+// compress false at level 0.
+func (w *Writer) zpool(compress bool) *sync.Pool {
 	w.poolOnce.Do(func() {
 		w.pool.New = func() any {
 			zw, _ := gzip.NewWriterLevel(nil, w.cfg.Compression) // level checked in NewWriter
 			return zw
 		}
+		w.flatPool.New = func() any {
+			zw, _ := gzip.NewWriterLevel(nil, gzip.NoCompression)
+			return zw
+		}
 	})
-	return &w.pool
+	if compress {
+		return &w.pool
+	}
+	return &w.flatPool
 }
 
 // WriteEncoded appends an encoded record, like the Write methods.
@@ -101,7 +110,11 @@ func (w *Writer) WriteEncoded(e *Encoded) (Location, error) {
 		e.h.Set("WARC-Warcinfo-ID", w.infoID)
 		e.infoID = w.infoID
 		w.buf.Reset()
-		w.hdr = compress(w.zw, &w.buf, w.hdr[:0], e.h, e.block)
+		zw := w.zw
+		if !worthCompressing(e.h, e.block) {
+			zw = w.zflat
+		}
+		w.hdr = compress(zw, &w.buf, w.hdr[:0], e.h, e.block)
 		member = w.buf.Bytes()
 	}
 	return w.appendMember(member, e.RecordID())

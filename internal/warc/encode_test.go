@@ -98,3 +98,32 @@ func TestEncodeAhead(t *testing.T) {
 		}
 	}
 }
+
+func TestWorthCompressing(t *testing.T) {
+	big := make([]byte, 4096)
+	resp := func() Header { return Header{{"WARC-Type", TypeResponse}} }
+	tests := []struct {
+		name  string
+		h     Header
+		block [][]byte
+		want  bool
+	}{
+		{"small request", Header{{"WARC-Type", TypeRequest}}, [][]byte{[]byte("GET / HTTP/1.1\r\n\r\n")}, false},
+		{"large request", Header{{"WARC-Type", TypeRequest}}, [][]byte{big}, true},
+		{"plain response", resp(), [][]byte{httpResponse("Content-Type: text/html"), big}, true},
+		{"gzip response", resp(), [][]byte{httpResponse("Content-Encoding: gzip"), big}, false},
+		{"gzip response, odd case", resp(), [][]byte{httpResponse("content-ENCODING:  br "), big}, false},
+		{"identity response", resp(), [][]byte{httpResponse("Content-Encoding: identity"), big}, true},
+		{"empty coding", resp(), [][]byte{httpResponse("Content-Encoding:"), big}, true},
+		{"coding named in the body only", resp(), [][]byte{httpResponse("X: y"), append([]byte("Content-Encoding: gzip\r\n"), big...)}, true},
+		{"gzip revisit header", Header{{"WARC-Type", TypeRevisit}}, [][]byte{append(httpResponse("Content-Encoding: gzip"), big...)}, false},
+		{"metadata", Header{{"WARC-Type", TypeMetadata}}, [][]byte{big}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := worthCompressing(tt.h, tt.block); got != tt.want {
+				t.Errorf("worthCompressing = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -89,12 +89,13 @@ type Writer struct {
 	err       error // sticky: the current file may hold a torn member
 	closed    bool
 
-	zw  *gzip.Writer
-	buf bytes.Buffer
-	hdr []byte
+	zw    *gzip.Writer // at cfg.Compression
+	zflat *gzip.Writer // at gzip.NoCompression, for records not worth compressing
+	buf   bytes.Buffer
+	hdr   []byte
 
-	poolOnce sync.Once
-	pool     sync.Pool // of *gzip.Writer, for Encode
+	poolOnce       sync.Once
+	pool, flatPool sync.Pool // of *gzip.Writer, for Encode
 }
 
 // NewWriter checks cfg, creates cfg.Dir if needed and returns a Writer.
@@ -126,10 +127,11 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
+	zflat, _ := gzip.NewWriterLevel(nil, gzip.NoCompression) // a valid level
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	return &Writer{cfg: cfg, zw: zw}, nil
+	return &Writer{cfg: cfg, zw: zw, zflat: zflat}, nil
 }
 
 // WriteResponse writes a response record (see Response) and returns where
@@ -223,7 +225,11 @@ func (w *Writer) writeMember(h Header, block [][]byte) (Location, error) {
 		return Location{}, err
 	}
 	w.buf.Reset()
-	w.hdr = compress(w.zw, &w.buf, w.hdr[:0], h, block)
+	zw := w.zw
+	if !worthCompressing(h, block) {
+		zw = w.zflat
+	}
+	w.hdr = compress(zw, &w.buf, w.hdr[:0], h, block)
 	return w.appendMember(w.buf.Bytes(), h.Get("WARC-Record-ID"))
 }
 
@@ -249,6 +255,55 @@ func (w *Writer) complete(h *Header, block [][]byte) error {
 	}
 	h.Set("Content-Length", strconv.FormatInt(n, 10))
 	return h.check()
+}
+
+// minCompress is the block size under which a record is stored in its gzip
+// member without compression: a gzip stream at any level but 0 begins by
+// building Huffman tables, which for a request record of a few hundred
+// bytes costs more than the bytes it saves.
+const minCompress = 1024
+
+// worthCompressing reports whether a record's gzip member should compress
+// it, or only store it (gzip level 0, still a valid member every reader
+// takes). Small records are stored, and so are responses and revisits
+// whose payload has a Content-Encoding already: gzip over gzip costs CPU
+// and saves nothing.
+func worthCompressing(h Header, block [][]byte) bool {
+	n := 0
+	for _, b := range block {
+		n += len(b)
+	}
+	if n < minCompress {
+		return false
+	}
+	switch h.Get("WARC-Type") {
+	case TypeResponse, TypeRevisit:
+		return len(block) == 0 || !contentEncoded(block[0])
+	}
+	return true
+}
+
+// contentEncoded reports whether an HTTP header block declares a content
+// coding other than identity.
+func contentEncoded(httpHeader []byte) bool {
+	end := httpHeaderEnd(httpHeader)
+	if end < 0 {
+		end = len(httpHeader)
+	}
+	const name = "content-encoding:"
+	for rest := httpHeader[:end]; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if len(line) > len(name) && bytes.EqualFold(line[:len(name)], []byte(name)) {
+			v := bytes.TrimSpace(line[len(name):])
+			return len(v) > 0 && !bytes.EqualFold(v, []byte("identity"))
+		}
+	}
+	return false
 }
 
 // compress writes the record h + block as one gzip member to buf, using

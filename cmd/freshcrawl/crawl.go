@@ -1,0 +1,444 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/fetch"
+)
+
+// Defaults of the crawl command where they differ from crawler.Config's.
+const (
+	defaultDataDir  = "crawl-data"
+	defaultBudget   = 10 // fetches per second: gentle on the real web, 864,000 a day
+	defaultProgress = 5 * time.Second
+)
+
+// usageError is a mistake in what the user asked for: a flag, the config
+// file, a seed. It exits with status 2.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, " ") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// resolveList is the repeatable -resolve flag, checked as it is set.
+type resolveList []fetch.ResolveRule
+
+func (l *resolveList) String() string {
+	s := make([]string, len(*l))
+	for i, r := range *l {
+		s[i] = r.Pattern + "=" + r.Addr
+	}
+	return strings.Join(s, " ")
+}
+
+func (l *resolveList) Set(v string) error {
+	r, err := fetch.ParseResolve(v)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, r)
+	return nil
+}
+
+// scopeValue is the -scope flag, checked as it is set.
+type scopeValue crawler.Scope
+
+func (v *scopeValue) String() string { return string(*v) }
+
+func (v *scopeValue) Set(s string) error {
+	switch sc := crawler.Scope(s); sc {
+	case crawler.ScopeHost, crawler.ScopeSite, crawler.ScopeAny:
+		*v = scopeValue(sc)
+		return nil
+	}
+	return errors.New("want host, site or any")
+}
+
+// crawlOptions are the crawl command's settings after the flags and the
+// config file are merged.
+type crawlOptions struct {
+	configFile     string
+	seeds          stringList
+	seedsFile      string
+	dataDir        string
+	runFor         time.Duration
+	maxPages       int
+	budget         float64
+	delay          time.Duration
+	maxCrawlDelay  time.Duration
+	allowPrivate   bool
+	resolve        resolveList
+	userAgent      string
+	scope          scopeValue
+	revisit        time.Duration
+	workers        int
+	maxURLsPerHost int
+	followNofollow bool
+	warcSize       int64
+	logLevel       slog.Level
+	progress       time.Duration
+	cpuProfile     string
+}
+
+// crawlFlags defines the crawl command's flags on a new FlagSet bound to o.
+func crawlFlags(o *crawlOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	// Parse errors are reported by runCrawl in one line; -h by crawlHelp.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&o.configFile, "config", "", "TOML config `file`; its keys are the flag names (seeds = [...] for -seed, seeds-file for -seeds); flags given here override it")
+	fs.Var(&o.seeds, "seed", "seed `URL` (repeatable); a restarted crawl needs none")
+	fs.StringVar(&o.seedsFile, "seeds", "", "`file` of seed URLs, one a line; blank lines and lines starting with # are skipped")
+	fs.StringVar(&o.dataDir, "data", defaultDataDir, "data `directory`: state/ (Pebble) and warc/ (WARC files); an existing one is resumed")
+	fs.DurationVar(&o.runFor, "for", 0, "stop after this `duration` (0: run until interrupted)")
+	fs.IntVar(&o.maxPages, "max-pages", 0, "collection capacity: once this many pages are held only revisits are fetched (0: no limit)")
+	fs.Float64Var(&o.budget, "budget", defaultBudget, "fetches per second over all hosts (0: no limit but -delay and -workers)")
+	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "least gap between two requests to one host (0: none, for your own servers only)")
+	fs.DurationVar(&o.maxCrawlDelay, "max-crawl-delay", crawler.DefaultMaxCrawlDelay, "cap on a robots.txt Crawl-delay")
+	fs.BoolVar(&o.allowPrivate, "allow-private", false, "allow loopback, private and link-local addresses (refused by default)")
+	fs.Var(&o.resolve, "resolve", "connect to ADDR (host:port) for host NAME, or for every host under zone if NAME is *.zone, instead of resolving it: `NAME=ADDR` (repeatable), e.g. '*.test=127.0.0.1:8080'")
+	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header; robots.txt groups are matched on its first word")
+	o.scope = scopeValue(crawler.ScopeSite)
+	fs.Var(&o.scope, "scope", "links followed: `host|site|any` (to the seeds' hosts, to their sites, i.e. registered domains, or all)")
+	fs.DurationVar(&o.revisit, "revisit", 0, "interval between fetches of a held page (0: the uniform interval that fits -budget)")
+	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "most requests in flight at once")
+	fs.IntVar(&o.maxURLsPerHost, "max-urls-per-host", crawler.DefaultMaxURLsPerHost, "most URLs ever queued for one host, a trap defence (0: no limit)")
+	fs.BoolVar(&o.followNofollow, "follow-nofollow", false, "follow rel=nofollow links and the links of pages whose robots meta tag says nofollow")
+	fs.Int64Var(&o.warcSize, "warc-size", crawler.DefaultWARCSize, "`bytes` at which a WARC file is finished and the next begun")
+	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
+	fs.DurationVar(&o.progress, "progress", defaultProgress, "interval of the progress line on stderr (0: none)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `file` (go tool pprof reads it)")
+	return fs
+}
+
+func crawlHelp(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, `Usage: freshcrawl crawl [flags]
+
+Crawl the web from the seeds, keep every page found in scope and revisit it,
+politely: robots.txt obeyed, one request at a time to a host, at least -delay
+between them (more if robots.txt asks, up to -max-crawl-delay), and no more
+than -budget fetches a second in all. Every answer is written to WARC files,
+the crawl's state to a Pebble store; both are in -data, and a crawl run again
+on the same directory carries on where it stopped.
+
+Stop it with Ctrl-C or SIGTERM (it finishes within a second or two, losing
+nothing), or give -for. A progress line goes to stderr every -progress, a
+summary to stdout at the end. Errors in the flags, the config file or a seed
+exit with status 2, failures of the crawl with 1.
+
+Example:
+  freshcrawl crawl -seed https://example.org/ -data example-crawl -budget 2
+
+Flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+func runCrawl(args []string, stdout, stderr io.Writer) int {
+	var o crawlOptions
+	fs := crawlFlags(&o)
+	if err := parseCrawl(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			crawlHelp(fs, stdout)
+			return 0
+		}
+		fmt.Fprintf(stderr, "freshcrawl crawl: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Once the first signal has stopped the crawl, a second one kills the
+	// process the usual way.
+	context.AfterFunc(ctx, stop)
+	err := crawl(ctx, o, stdout, stderr)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "freshcrawl crawl: %v\n", err)
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
+	return 1
+}
+
+// parseCrawl parses the command line into fs and merges the config file it
+// names.
+func parseCrawl(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w (see -h)", err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q (seeds are given with -seed)", fs.Args())
+	}
+	path := fs.Lookup("config").Value.String()
+	if path == "" {
+		return nil
+	}
+	f, err := loadCrawlFile(path)
+	if err != nil {
+		return err
+	}
+	return mergeCrawlFile(fs, f, path)
+}
+
+// config checks the options and turns them into a crawler.Config.
+func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
+	switch {
+	case o.dataDir == "":
+		return crawler.Config{}, usagef("-data is empty")
+	case o.runFor < 0:
+		return crawler.Config{}, usagef("-for %v is negative", o.runFor)
+	case o.maxPages < 0:
+		return crawler.Config{}, usagef("-max-pages %d is negative", o.maxPages)
+	case o.budget < 0:
+		return crawler.Config{}, usagef("-budget %g is negative", o.budget)
+	case o.delay < 0:
+		return crawler.Config{}, usagef("-delay %v is negative", o.delay)
+	case o.maxCrawlDelay <= 0:
+		return crawler.Config{}, usagef("-max-crawl-delay %v is not positive", o.maxCrawlDelay)
+	case o.revisit < 0:
+		return crawler.Config{}, usagef("-revisit %v is negative", o.revisit)
+	case o.workers < 1:
+		return crawler.Config{}, usagef("-workers %d: need at least 1", o.workers)
+	case o.maxURLsPerHost < 0:
+		return crawler.Config{}, usagef("-max-urls-per-host %d is negative", o.maxURLsPerHost)
+	case o.warcSize <= 0:
+		return crawler.Config{}, usagef("-warc-size %d is not positive", o.warcSize)
+	case o.progress < 0:
+		return crawler.Config{}, usagef("-progress %v is negative", o.progress)
+	case strings.TrimSpace(o.userAgent) == "":
+		return crawler.Config{}, usagef("-user-agent is empty")
+	}
+	seeds := append([]string(nil), o.seeds...)
+	if o.seedsFile != "" {
+		more, err := readSeeds(o.seedsFile)
+		if err != nil {
+			return crawler.Config{}, usageError{err}
+		}
+		seeds = append(seeds, more...)
+	}
+	cfg := crawler.Config{
+		Seeds:          seeds,
+		DataDir:        o.dataDir,
+		Scope:          crawler.Scope(o.scope),
+		MaxPages:       o.maxPages,
+		Budget:         o.budget,
+		Delay:          o.delay,
+		MaxCrawlDelay:  o.maxCrawlDelay,
+		Revisit:        o.revisit,
+		Workers:        o.workers,
+		MaxURLsPerHost: o.maxURLsPerHost,
+		FollowNofollow: o.followNofollow,
+		Fetch: fetch.Config{
+			UserAgent:    o.userAgent,
+			AllowPrivate: o.allowPrivate,
+			Resolve:      o.resolve,
+		},
+		WARCMaxSize: o.warcSize,
+		Logger:      log,
+	}
+	// The crawler reads zero as "the default" and a negative value as
+	// "none"; on the command line zero means none.
+	if cfg.Delay == 0 {
+		cfg.Delay = -1
+	}
+	if cfg.MaxURLsPerHost == 0 {
+		cfg.MaxURLsPerHost = -1
+	}
+	return cfg, nil
+}
+
+// readSeeds reads a seeds file: one URL a line, blank lines and lines
+// starting with # skipped.
+func readSeeds(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("seeds: %w", err)
+	}
+	defer f.Close()
+	var seeds []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		seeds = append(seeds, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("seeds %s: %w", path, err)
+	}
+	return seeds, nil
+}
+
+func errNoSeeds(dir string) error {
+	return usagef("no seeds, and %s holds no crawl to resume: give -seed URL or -seeds FILE", dir)
+}
+
+// crawl runs one crawl until ctx ends, -for passes or the crawler fails.
+func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error {
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
+	cfg, err := o.config(log)
+	if err != nil {
+		return err
+	}
+	// A crawl with no seeds must be one to resume. Look before
+	// crawler.New, which would create the directory.
+	state := filepath.Join(cfg.DataDir, "state")
+	if len(cfg.Seeds) == 0 {
+		if _, err := os.Stat(state); errors.Is(err, fs.ErrNotExist) {
+			return errNoSeeds(cfg.DataDir)
+		}
+	}
+	c, err := crawler.New(cfg)
+	switch {
+	case errors.Is(err, crawler.ErrConfig):
+		return usageError{err}
+	case err != nil && isLocked(err):
+		return errInUse(cfg.DataDir)
+	case err != nil:
+		return err
+	}
+	if len(cfg.Seeds) == 0 && c.Stats().Seen == 0 {
+		c.Close()
+		return errNoSeeds(cfg.DataDir)
+	}
+	fmt.Fprintf(stderr, "freshcrawl crawl: %s: %d seeds, scope %s, budget %s, delay %v%s\n",
+		cfg.DataDir, len(cfg.Seeds), cfg.Scope, budgetString(cfg.Budget), o.delay, forString(o.runFor))
+
+	runCtx := ctx
+	if o.runFor > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, o.runFor)
+		defer cancel()
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			c.Close()
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			c.Close()
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	start := time.Now()
+	done := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		reportProgress(c, start, o.progress, done, stderr)
+	}()
+	runErr := c.Run(runCtx)
+	close(done)
+	<-progressDone
+	st := c.Stats()
+	closeErr := c.Close()
+
+	how := "stopped"
+	switch {
+	case runErr != nil:
+		how = "failed"
+	case ctx.Err() != nil:
+		how = "interrupted"
+	}
+	fmt.Fprintf(stdout, "freshcrawl crawl: %s after %v: %s\n", how, time.Since(start).Round(100*time.Millisecond), summary(st))
+	if runErr != nil {
+		return runErr
+	}
+	return closeErr
+}
+
+// reportProgress writes a progress line every interval until done closes.
+func reportProgress(c *crawler.Crawler, start time.Time, interval time.Duration, done <-chan struct{}, w io.Writer) {
+	if interval <= 0 {
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	last, lastAt := c.Stats(), start
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			st := c.Stats()
+			rate := float64(st.Requests-last.Requests) / now.Sub(lastAt).Seconds()
+			fmt.Fprintln(w, progressLine(now.Sub(start), rate, st))
+			last, lastAt = st, now
+		}
+	}
+}
+
+// progressLine is one line of live progress; rate is the fetches a second
+// over the last interval.
+func progressLine(elapsed time.Duration, rate float64, st crawler.Stats) string {
+	return fmt.Sprintf("%8v  held %d  %.1f fetches/s  requests %d  failures %d  queued %d  seen %d  hosts %d  in flight %d",
+		elapsed.Round(time.Second), st.Held, rate, st.Requests, st.Failures, st.Queued, st.Seen, st.Hosts, st.InFlight)
+}
+
+// summary describes a finished run.
+func summary(st crawler.Stats) string {
+	return fmt.Sprintf("%d requests (%d robots.txt, %d failed), %d fetches (%d changed, %d not modified), %d pages held, %d URLs seen, %d hosts, %s received",
+		st.Requests, st.Robots, st.Failures, st.Pages, st.Changed, st.NotModified, st.Held, st.Seen, st.Hosts, byteSize(st.Bytes))
+}
+
+func budgetString(b float64) string {
+	if b == 0 {
+		return "unlimited"
+	}
+	return fmt.Sprintf("%g/s", b)
+}
+
+func forString(d time.Duration) string {
+	if d == 0 {
+		return ", until interrupted"
+	}
+	return fmt.Sprintf(", for %v", d)
+}
+
+// byteSize formats n bytes with a binary prefix.
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

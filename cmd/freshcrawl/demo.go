@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/simweb"
+)
+
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	sc := simweb.DefaultConfig()
+	sc.Speed = 3600
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: freshcrawl demo [flags]
+
+Start a synthetic web (simweb) in this process and crawl it, with a fetch
+budget below what keeping every page fresh would need, printing a live line:
+pages held, fetches per second, and the collection's true freshness and age,
+which simweb knows because it knows which version of every page is live.
+
+  fresh   share of the pages robots.txt lets the crawler fetch whose held
+          copy is the live version (pages not yet held count as not fresh, so
+          this rises as the crawl fills the collection, then settles where
+          the budget holds it)
+  held    the same share among the pages held
+  age     mean age of the held copies, in simulated time (dissertation §5.2:
+          how long a copy has been out of date; 0 if fresh)
+
+Simulated time runs -speed times faster than wall time; politeness (the
+per-host delay, robots.txt Crawl-delay) is in wall time. Stop with Ctrl-C.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&sc.Hosts, "hosts", sc.Hosts, "hosts of the synthetic web")
+	fs.IntVar(&sc.PagesPerHost, "pages", sc.PagesPerHost, "pages per host")
+	fs.Uint64Var(&sc.Seed, "seed", sc.Seed, "simweb seed: the same seed gives the same web")
+	fs.Float64Var(&sc.Speed, "speed", sc.Speed, "simulated seconds per wall second")
+	budget := fs.Float64("budget", 100, "fetches per second over all hosts")
+	delay := fs.Duration("delay", 200*time.Millisecond, "least gap between requests to one host")
+	runFor := fs.Duration("for", 0, "stop after this long (0: until interrupted)")
+	every := fs.Duration("progress", 3*time.Second, "interval of the live line")
+	dataDir := fs.String("data", "", "keep the crawl (state and WARC files) in this directory (default: a temporary one, removed at exit)")
+	control := fs.String("control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
+	verbose := fs.Bool("v", false, "log every failed fetch")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "freshcrawl demo: unexpected arguments: %v\n", fs.Args())
+		return 2
+	}
+	if *budget <= 0 || *every <= 0 || *delay < 0 || *runFor < 0 {
+		fmt.Fprintln(stderr, "freshcrawl demo: -budget and -progress must be positive, -delay and -for not negative")
+		return 2
+	}
+	web, err := simweb.New(sc, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "freshcrawl demo: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if *runFor > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *runFor)
+		defer cancel()
+	}
+	d := &demo{web: web, copies: map[string]uint32{}, stdout: stdout, stderr: stderr}
+	return d.run(ctx, *dataDir, *control, *budget, *delay, *every, *verbose)
+}
+
+// demo tracks the collection a crawl holds, copy by copy, so simweb can
+// tell how fresh it is.
+type demo struct {
+	web            *simweb.Web
+	stdout, stderr io.Writer
+
+	mu     sync.Mutex
+	copies map[string]uint32 // URL → version held
+}
+
+// observe is the crawler's OnFetch hook: it records which version of a
+// page the collection now holds.
+func (d *demo) observe(e crawler.Event) {
+	if e.Sitemap {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case !e.Held:
+		delete(d.copies, e.URL)
+	case e.Body != nil:
+		if v, ok := simweb.VersionOf(e.Body); ok {
+			d.copies[e.URL] = v
+		}
+	}
+	// A 304 or a failed revisit keeps the copy held before.
+}
+
+func (d *demo) quality() simweb.Quality {
+	d.mu.Lock()
+	copies := make([]simweb.Copy, 0, len(d.copies))
+	for u, v := range d.copies {
+		copies = append(copies, simweb.Copy{URL: u, Version: v})
+	}
+	d.mu.Unlock()
+	return d.web.Evaluate(d.web.Clock().Now(), copies)
+}
+
+func (d *demo) run(ctx context.Context, dataDir, control string, budget float64, delay, every time.Duration, verbose bool) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
+		return 1
+	}
+	srv := &http.Server{Handler: d.web, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+	if control != "" {
+		cln, err := net.Listen("tcp", control)
+		if err != nil {
+			fmt.Fprintf(d.stderr, "freshcrawl demo: -control: %v\n", err)
+			return 1
+		}
+		csrv := &http.Server{Handler: d.web.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go csrv.Serve(cln)
+		defer csrv.Close()
+	}
+	if dataDir == "" {
+		dir, err := os.MkdirTemp("", "freshcrawl-demo-")
+		if err != nil {
+			fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		dataDir = dir
+	}
+	rule, err := fetch.ParseResolve("*." + simweb.Zone + "=" + ln.Addr().String())
+	if err != nil {
+		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
+		return 1
+	}
+	var seeds []string
+	for _, h := range d.web.Hosts() {
+		seeds = append(seeds, "http://"+h.Name+"/")
+	}
+	pages := 0 // the pages the crawler may hold: robots.txt allows them
+	d.web.Snapshot(d.web.Clock().Now(), func(u string, _ simweb.Version) {
+		if d.web.Allowed(u, fetch.DefaultUserAgent) {
+			pages++
+		}
+	})
+	level := slog.LevelError
+	if verbose {
+		level = slog.LevelWarn
+	}
+	c, err := crawler.New(crawler.Config{
+		Seeds: seeds, DataDir: dataDir, Scope: crawler.ScopeAny, Budget: budget, Delay: delay,
+		MaxPages: pages,
+		Workers:  64,
+		Fetch:    fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}},
+		Logger:   slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: level})),
+		OnFetch:  d.observe,
+	})
+	if err != nil {
+		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
+		return 1
+	}
+	cfg := d.web.Config()
+	cycle := time.Duration(float64(pages) / budget * float64(time.Second))
+	fmt.Fprintf(d.stdout, "demo: simweb of %d hosts × %d pages (%d that robots.txt allows) on %s, simulated time ×%g\n",
+		cfg.Hosts, cfg.PagesPerHost, pages, ln.Addr(), cfg.Speed)
+	fmt.Fprintf(d.stdout, "demo: budget %g fetches/s: each page once every %v wall = %s simulated, while a fifth of the pages change more than once a day\n",
+		budget, cycle.Round(time.Second), simDuration(time.Duration(float64(cycle)*cfg.Speed)))
+	fmt.Fprintf(d.stdout, "demo: crawl data in %s\n", dataDir)
+	fmt.Fprintf(d.stdout, "%7s %9s %13s %9s %7s %7s %11s\n", "wall", "simulated", "held", "fetch/s", "fresh", "held", "age(held)")
+
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- c.Run(ctx) }()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var lastReq int64
+	last := start
+	line := func() {
+		now := time.Now()
+		st := c.Stats()
+		q := d.quality()
+		rate := float64(st.Requests-lastReq) / now.Sub(last).Seconds()
+		lastReq, last = st.Requests, now
+		webFresh := float64(q.Fresh) / float64(pages)
+		fmt.Fprintf(d.stdout, "%7s %9s %6d/%-6d %9.1f %7.3f %7.3f %11s\n",
+			now.Sub(start).Round(time.Second), simDuration(d.web.Clock().Now()), q.Pages, pages, rate,
+			webFresh, q.Freshness, simDuration(q.MeanAge))
+	}
+	var runErr error
+loop:
+	for {
+		select {
+		case <-tick.C:
+			line()
+		case runErr = <-done:
+			break loop
+		}
+	}
+	line()
+	if cerr := c.Close(); runErr == nil {
+		runErr = cerr
+	}
+	if runErr != nil {
+		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", runErr)
+		return 1
+	}
+	st := c.Stats()
+	fmt.Fprintf(d.stdout, "demo: %d requests, %d pages fetched (%d changed, %d not modified), %d failures, %d URLs seen\n",
+		st.Requests, st.Pages, st.Changed, st.NotModified, st.Failures, st.Seen)
+	return 0
+}
+
+// simDuration prints a simulated duration in days and hours.
+func simDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	h := int64(d / time.Hour)
+	m := int64(d/time.Minute) % 60
+	if h >= 24 {
+		return fmt.Sprintf("%dd%02dh", h/24, h%24)
+	}
+	return fmt.Sprintf("%dh%02dm", h, m)
+}
