@@ -184,7 +184,7 @@ func (c *Crawler) dueCandidates(host string, now time.Time) ([]candidate, error)
 // queueCandidates reads the head of host's queue: several items, so that
 // robots-disallowed ones can be passed over in one task.
 func (c *Crawler) queueCandidates(host string) ([]candidate, error) {
-	items, err := c.store.Peek(host, 0, 32)
+	items, err := c.store.Peek(host, 0, 8)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# crawl-throughput.sh — pages per second the crawler fetches, parses and
+# stores, against simweb on the same machine (issue 3, acceptance 2).
+#
+# It builds freshcrawl, starts `freshcrawl simweb` (HOSTS × PAGES pages, no
+# robots.txt Crawl-delay, no faults) in one process and `freshcrawl crawl`
+# in another: every host's root as a seed, no per-host delay, no budget,
+# one connection per host (always), real fsyncs of WARC and state. The crawl
+# runs for DURATION, which is shorter than fetching the whole web takes, so
+# the rate is a steady discovery-and-fetch rate. It prints a table: pages
+# fetched, pages/s, CPU seconds of each process and per 1,000 pages, and
+# the top of the crawler's CPU profile. All traffic goes to 127.0.0.1.
+#
+# Environment (defaults in brackets):
+#   HOSTS [1000]  PAGES [100]   size of the web
+#   DURATION [25s]              length of the crawl
+#   WORKERS [1000]              crawl -workers
+#   WEB_PORT [18090]            loopback port of the web
+#   KEEP [0]                    1 keeps the temp dir (data, logs, profile)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+HOSTS=${HOSTS:-1000}
+PAGES=${PAGES:-100}
+DURATION=${DURATION:-25s}
+WORKERS=${WORKERS:-1000}
+WEB_PORT=${WEB_PORT:-18090}
+CONTROL_PORT=$((WEB_PORT + 1))
+KEEP=${KEEP:-0}
+
+log() { printf '%s\n' "crawl-throughput: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+for v in HOSTS PAGES WORKERS WEB_PORT; do
+	[[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a whole number, got '${!v}'"
+done
+[[ $DURATION =~ ^[0-9]+s$ ]] || die "DURATION must be whole seconds like 25s (got '$DURATION')"
+command -v curl >/dev/null 2>&1 || die "needs curl"
+
+tmp=$(mktemp -d)
+web_pid=""
+cleanup() {
+	[[ -n $web_pid ]] && kill "$web_pid" 2>/dev/null && wait "$web_pid" 2>/dev/null || true
+	if [[ $KEEP == 1 ]]; then log "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+
+log "building"
+go build -o "$tmp/freshcrawl" ./cmd/freshcrawl
+
+"$tmp/freshcrawl" simweb -hosts "$HOSTS" -pages "$PAGES" -crawl-delay 0 \
+	-addr "127.0.0.1:$WEB_PORT" -control "127.0.0.1:$CONTROL_PORT" >"$tmp/simweb.log" 2>&1 &
+web_pid=$!
+for _ in $(seq 100); do
+	curl -fs "http://127.0.0.1:$CONTROL_PORT/clock" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+curl -fs "http://127.0.0.1:$CONTROL_PORT/hosts" | grep -o '"name": *"[^"]*"' |
+	sed 's/.*"\([^"]*\)"$/http:\/\/\1\//' >"$tmp/seeds.txt"
+[[ $(wc -l <"$tmp/seeds.txt") -eq $HOSTS ]] || die "expected $HOSTS seeds, got $(wc -l <"$tmp/seeds.txt")"
+web_cpu0=$(awk '{print $14 + $15}' "/proc/$web_pid/stat")
+
+log "crawling $HOSTS × $PAGES pages for $DURATION"
+TIMEFORMAT='%R %U %S'
+{ time "$tmp/freshcrawl" crawl -seeds "$tmp/seeds.txt" -data "$tmp/data" -scope any -allow-private \
+	-resolve "*.test=127.0.0.1:$WEB_PORT" -delay 0 -budget 0 -workers "$WORKERS" -for "$DURATION" \
+	-progress 5s -log-level error -cpuprofile "$tmp/cpu.prof" >"$tmp/crawl.out" 2>"$tmp/crawl.err"; } 2>"$tmp/time"
+web_cpu1=$(awk '{print $14 + $15}' "/proc/$web_pid/stat")
+read -r real user sys <"$tmp/time"
+ticks=$(getconf CLK_TCK)
+
+summary=$(tail -1 "$tmp/crawl.out")
+fetches=$(sed -n 's/.*requests ([^)]*), \([0-9]*\) fetches.*/\1/p' <<<"$summary")
+[[ -n $fetches ]] || { cat "$tmp/crawl.out" "$tmp/crawl.err" >&2; die "no summary from the crawl"; }
+secs=${DURATION%s}
+crawl_cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{print u + s}')
+web_cpu=$(awk -v a="$web_cpu0" -v b="$web_cpu1" -v t="$ticks" 'BEGIN{print (b - a) / t}')
+
+printf '\n%-44s %s\n' "web" "$HOSTS hosts × $PAGES pages, $(nproc) cores, $(go env GOVERSION)"
+printf '%-44s %s\n' "crawl" "-delay 0 -budget 0 -workers $WORKERS, fsync on"
+printf '%-44s %d\n' "pages fetched, parsed and stored" "$fetches"
+printf '%-44s %.0f\n' "pages/s (over $DURATION)" "$(awk -v f="$fetches" -v s="$secs" 'BEGIN{print f / s}')"
+printf '%-44s %.1f s (user %.1f, sys %.1f)\n' "crawler CPU" "$crawl_cpu" "$user" "$sys"
+printf '%-44s %.1f s\n' "simweb CPU" "$web_cpu"
+printf '%-44s %.3f\n' "crawler CPU-seconds per 1,000 pages" "$(awk -v c="$crawl_cpu" -v f="$fetches" 'BEGIN{print c / f * 1000}')"
+printf '%-44s %.3f\n' "simweb CPU-seconds per 1,000 pages" "$(awk -v c="$web_cpu" -v f="$fetches" 'BEGIN{print c / f * 1000}')"
+printf '\nwhere the crawler spends its CPU (go tool pprof -top, cumulative, by package):\n'
+go tool pprof -top -cum -nodecount=400 "$tmp/freshcrawl" "$tmp/cpu.prof" 2>/dev/null |
+	awk '/freshcrawl\/internal\/[a-z]+\.[^ ]+$/ || /compress\/flate\.\(\*compressor\)\.close|net\/http\.\(\*persistConn\)\.(readLoop|writeLoop)|runtime\.gcBgMarkWorker$|internal\/runtime\/syscall\/linux\.Syscall6/' |
+	head -25

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# politeness.sh — crawl simweb and read its server-side politeness audit
+# (issue 3, acceptance 1).
+#
+# It builds freshcrawl, starts `freshcrawl simweb` (HOSTS × PAGES pages,
+# real time: speed 1) with the audit counting gaps shorter than DELAY and
+# more than one request in flight per host, then crawls it with
+# `freshcrawl crawl -delay DELAY` and no global budget (so only politeness
+# holds the crawler back) for DURATION, and prints the audit: requests,
+# hosts, delay violations, concurrency violations, Crawl-delay breaches
+# (simweb knows which hosts declare one and how long), and requests for
+# URLs robots.txt disallows. All traffic goes to 127.0.0.1.
+#
+# Environment (defaults in brackets):
+#   HOSTS [200]  PAGES [500]   size of the web
+#   DELAY [200ms]              crawl -delay, and the audit's threshold
+#   DURATION [60s]             length of the crawl
+#   WEB_PORT [18095]           loopback port of the web (control: +1)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+HOSTS=${HOSTS:-200}
+PAGES=${PAGES:-500}
+DELAY=${DELAY:-200ms}
+DURATION=${DURATION:-60s}
+WEB_PORT=${WEB_PORT:-18095}
+CONTROL_PORT=$((WEB_PORT + 1))
+
+log() { printf '%s\n' "politeness: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+command -v curl >/dev/null 2>&1 || die "needs curl"
+
+tmp=$(mktemp -d)
+web_pid=""
+cleanup() {
+	[[ -n $web_pid ]] && kill "$web_pid" 2>/dev/null && wait "$web_pid" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+log "building"
+go build -o "$tmp/freshcrawl" ./cmd/freshcrawl
+"$tmp/freshcrawl" simweb -hosts "$HOSTS" -pages "$PAGES" -speed 1 -audit-delay "$DELAY" -audit-concurrency 1 \
+	-addr "127.0.0.1:$WEB_PORT" -control "127.0.0.1:$CONTROL_PORT" >"$tmp/simweb.log" 2>&1 &
+web_pid=$!
+for _ in $(seq 100); do
+	curl -fs "http://127.0.0.1:$CONTROL_PORT/clock" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+curl -fs "http://127.0.0.1:$CONTROL_PORT/hosts" >"$tmp/hosts.json"
+grep -o '"name": *"[^"]*"' "$tmp/hosts.json" | sed 's/.*"\([^"]*\)"$/http:\/\/\1\//' >"$tmp/seeds.txt"
+delayed=$(grep -o '"crawl_delay": *[0-9]*' "$tmp/hosts.json" | wc -l)
+
+log "crawling $HOSTS × $PAGES pages with -delay $DELAY for $DURATION"
+"$tmp/freshcrawl" crawl -seeds "$tmp/seeds.txt" -data "$tmp/data" -scope any -allow-private \
+	-resolve "*.test=127.0.0.1:$WEB_PORT" -delay "$DELAY" -budget 0 -workers 256 -for "$DURATION" \
+	-progress 10s -log-level error >"$tmp/crawl.out" 2>"$tmp/crawl.err" || die "crawl failed: $(cat "$tmp/crawl.err")"
+curl -fs "http://127.0.0.1:$CONTROL_PORT/audit" >"$tmp/audit.json"
+field() { grep -o "\"$1\": *[0-9]*" "$tmp/audit.json" | head -1 | grep -o '[0-9]*$'; }
+
+printf '\n%-40s %s\n' "web" "$HOSTS hosts × $PAGES pages, speed 1, $delayed hosts declare a Crawl-delay"
+printf '%-40s %s\n' "crawl" "-delay $DELAY -budget 0, $DURATION"
+printf '%-40s %s\n' "crawler summary" "$(tail -1 "$tmp/crawl.out")"
+printf '%-40s %s\n' "requests audited" "$(field requests)"
+printf '%-40s %s\n' "hosts requested" "$(field hosts)"
+printf '%-40s %s\n' "delay violations (gap < $DELAY)" "$(field delay_violations)"
+printf '%-40s %s\n' "concurrency violations (> 1 in flight)" "$(field concurrency_violations)"
+printf '%-40s %s\n' "Crawl-delay violations" "$(field crawl_delay_violations)"
+printf '%-40s %s\n' "robots.txt-disallowed requests" "$(field disallowed_requests)"
+printf '%-40s %s ns\n' "smallest gap seen" "$(field min_gap_ns)"
