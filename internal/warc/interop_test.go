@@ -159,3 +159,52 @@ func requireWarcio(t *testing.T) string {
 	}
 	return node
 }
+
+// TestWarcioReadsFiles has warcio.js read WARC files a crawl produced: the
+// files named by the glob in FRESHCRAWL_WARCIO_FILES (bench/warc-interop.sh
+// sets it after a crawl). Every record our reader finds, warcio must find
+// at the same offset, with block digests (and payload digests, where a
+// record has one) that match. Without the variable there is nothing to
+// read and the test skips.
+func TestWarcioReadsFiles(t *testing.T) {
+	glob := os.Getenv("FRESHCRAWL_WARCIO_FILES")
+	if glob == "" {
+		t.Skip("set FRESHCRAWL_WARCIO_FILES to a glob of WARC files (see bench/warc-interop.sh)")
+	}
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("FRESHCRAWL_WARCIO_FILES=%s matches no file (%v)", glob, err)
+	}
+	node := requireWarcio(t)
+	byType := map[string]int{}
+	for _, file := range files {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+		out, err := exec.CommandContext(ctx, node, filepath.Join(warcioDir, "check.mjs"), file).Output()
+		cancel()
+		if err != nil {
+			t.Fatalf("check.mjs %s: %v", file, err)
+		}
+		var rep warcioReport
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("check.mjs output for %s: %v", file, err)
+		}
+		ours := readRecords(t, readFile(t, file))
+		if rep.Count != len(ours) || len(rep.Records) != len(ours) {
+			t.Fatalf("%s: warcio read %d records, our reader %d", file, rep.Count, len(ours))
+		}
+		for i, r := range rep.Records {
+			byType[r.Type]++
+			if r.Offset != ours[i].Offset || r.ID != ours[i].Header.Get("WARC-Record-ID") {
+				t.Errorf("%s record %d: warcio has %s at %d, we have %s at %d", file, i, r.ID, r.Offset,
+					ours[i].Header.Get("WARC-Record-ID"), ours[i].Offset)
+			}
+			if r.BlockDigestOK == nil || !*r.BlockDigestOK {
+				t.Errorf("%s record %d (%s %s): block digest does not match", file, i, r.Type, r.TargetURI)
+			}
+			if r.PayloadDigestOK != nil && !*r.PayloadDigestOK {
+				t.Errorf("%s record %d (%s %s): payload digest does not match", file, i, r.Type, r.TargetURI)
+			}
+		}
+	}
+	fmt.Printf("warcio.js read %d files: %v records, every digest matching\n", len(files), byType)
+}
