@@ -164,9 +164,9 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	resp := pr.resp
 	if resp == nil { // A network failure, after the last attempt.
 		p.Status, v.Status = 0, 0
-		if p.Held {
-			p.NextDue = now.Add(c.interval())
-		}
+		// A URL never held is tried again too, at the revisit interval:
+		// a transient failure must not lose it for good.
+		p.NextDue = now.Add(c.interval())
 		r.heldNow = p.Held
 		return r, nil
 	}
@@ -211,7 +211,9 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		}
 	}
 	p.NextDue = time.Time{}
-	if p.Held {
+	if p.Held || resp.Status >= 500 || resp.Status == http.StatusTooManyRequests {
+		// A URL never held whose last attempt failed transiently is tried
+		// again at the revisit interval, not lost for good.
 		p.NextDue = now.Add(c.interval())
 	}
 	r.heldNow = p.Held
@@ -442,6 +444,12 @@ func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int
 		}
 		if dropped > 0 {
 			c.stats.trapped.Add(int64(dropped))
+			if !c.urlLimited[host] {
+				// Once per host and run: from now on every new URL of the
+				// host is dropped.
+				c.urlLimited[host] = true
+				c.log.Warn("host URL limit reached", "host", host, "limit", c.cfg.MaxURLsPerHost)
+			}
 			c.log.Debug("host URL limit reached", "host", host, "dropped", dropped)
 		}
 		enq[host] += queued
@@ -516,11 +524,7 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 				h.attempts = 0
 			}
 			c.stats.failures.Add(1)
-			url := ""
-			if o.page != nil {
-				url = o.page.item.URL
-			}
-			c.log.Warn("fetch failed", "host", h.name, "url", url, "reason", o.transient,
+			c.log.Warn("fetch failed", "host", h.name, "url", o.url, "reason", o.transient,
 				"attempt", o.t.attempts+1, "retry_after", o.retryAfter, "next", h.ready.Sub(now).Round(time.Millisecond))
 		default:
 			if !o.end.IsZero() {

@@ -97,6 +97,10 @@ type Crawler struct {
 	held    atomic.Int64
 
 	scopeHosts, scopeSites map[string]bool
+	// urlLimited holds the hosts whose MaxURLsPerHost was reached in this
+	// run, so that it is logged once; only enqueue, which runs on the
+	// committer (or in New), uses it.
+	urlLimited map[string]bool
 
 	failOnce sync.Once
 	fatal    chan error
@@ -115,7 +119,7 @@ func New(cfg Config) (*Crawler, error) {
 		agent:      robotsAgent(cfg.Fetch.UserAgent),
 		sched:      newScheduler(),
 		fatal:      make(chan error, 1),
-		scopeHosts: map[string]bool{}, scopeSites: map[string]bool{},
+		scopeHosts: map[string]bool{}, scopeSites: map[string]bool{}, urlLimited: map[string]bool{},
 		robots: robots.NewCache(robots.CacheConfig{TTL: cfg.RobotsTTL, ErrorTTL: cfg.RobotsErrorTTL, MaxEntries: 1 << 20}),
 	}
 	seeds, err := canonicalSeeds(cfg.Seeds)

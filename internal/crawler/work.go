@@ -58,6 +58,8 @@ type outcome struct {
 	transient  string
 	retry      bool // transient, and attempts remain: record nothing but the WARC
 	retryAfter time.Duration
+	// url is the URL of the last request made, for the log.
+	url string
 	// delay is the host's delay as robots.txt sets it; zero: unchanged.
 	delay time.Duration
 	// waitUntil holds the host back (robots.txt unreachable); zero: no.
@@ -110,6 +112,13 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 		return o
 	}
 	if len(cands) > 0 && !cands[0].fromDue.IsZero() {
+		if p := cands[0].page; !p.Held && t.full {
+			// A URL never held that failed transiently is due again, but
+			// it is new work: it waits while the collection is full.
+			o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: p, known: true,
+				postpone: now.Add(c.interval())}
+			return o
+		}
 		if p := cands[0].page; !p.LastFetch.IsZero() {
 			// The uniform interval grows with the collection: a revisit
 			// scheduled when it was shorter waits for the current one.
@@ -132,15 +141,18 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 			c.fetchRobots(ctx, &o, u)
 			return o
 		}
-		if !entry.UnreachableSince.IsZero() {
+		group := entry.File.Group(c.agent)
+		o.delay = c.hostDelay(group)
+		allowed := group.Allowed(u.RequestURI())
+		if !allowed && !entry.UnreachableSince.IsZero() {
 			// robots.txt could not be read: nothing may be fetched until it
 			// is asked for again (RFC 9309 §2.3.1.4), but the URLs wait.
+			// (After the cache's UnreachableLimit the last good file, or
+			// allow-all, stands in, and the URL is allowed.)
 			o.waitUntil = entry.Expires
 			return o
 		}
-		group := entry.File.Group(c.agent)
-		o.delay = c.hostDelay(group)
-		if !group.Allowed(u.RequestURI()) {
+		if !allowed {
 			c.stats.disallowed.Add(1)
 			if cand.fromDue.IsZero() {
 				o.skipped = append(o.skipped, cand.seq)
@@ -225,6 +237,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 			o.aborted = true
 			return
 		}
+		o.url = target
 		resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: target})
 		o.end = time.Now()
 		if ctx.Err() != nil {
@@ -264,6 +277,10 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 		return
 	}
 	entry := c.robots.Record(key, status, body, time.Now())
+	if !entry.UnreachableSince.IsZero() {
+		c.log.Warn("robots.txt unreachable, host paused", "host", u.Host, "reason", o.transient,
+			"until", entry.Expires.Format(time.RFC3339))
+	}
 	if entry.File != nil {
 		o.delay = c.hostDelay(entry.File.Group(c.agent))
 		o.sitemaps = entry.File.Sitemaps()
@@ -282,6 +299,7 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 		o.err = err
 		return
 	}
+	o.url = cand.item.URL
 	req := fetch.Request{URL: cand.item.URL}
 	if pr.known && pr.prev.Held {
 		req.ETag, req.LastModified = pr.prev.ETag, pr.prev.LastModified
@@ -314,7 +332,17 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 		}
 	default:
 		pr.resp = resp
+		if resp.Truncated != "" {
+			args := []any{"url", cand.item.URL, "reason", resp.Truncated, "bytes", len(resp.Raw), "decoded", len(resp.Body)}
+			if resp.DecodeError != nil {
+				args = append(args, "err", resp.DecodeError)
+			}
+			c.log.Warn("body truncated", args...)
+		}
 		c.analyse(pr)
+		if pr.note != "" {
+			c.log.Warn("content not read", "url", cand.item.URL, "reason", pr.note)
+		}
 	}
 	o.page = pr
 	if pr.resp != nil {
@@ -394,11 +422,18 @@ func retryAfter(r *fetch.Response) time.Duration {
 	return 0
 }
 
-// reason shortens a fetch error for logs and records: the innermost cause.
+// reason shortens a fetch error for logs and records: the innermost cause,
+// and "timeout" for any deadline.
 func reason(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
+		if ue.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+			return "timeout"
+		}
 		err = ue.Err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
 	}
 	return err.Error()
 }

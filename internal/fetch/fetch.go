@@ -160,6 +160,13 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", r.URL, err)
 	}
+	// net/http sends a GET again at once, on a new connection, when a
+	// reused one is reset or closed before the answer: the host gets two
+	// requests with no delay between them, and the crawler never learns of
+	// the first failure, so it neither backs off nor logs it. A request
+	// whose body cannot be rewound is not sent again. The body is empty,
+	// so the request on the wire is the same.
+	req.Body = noRewind{}
 	h := req.Header
 	h.Set("User-Agent", f.cfg.UserAgent)
 	h.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
@@ -193,6 +200,13 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	out.Duration = f.cfg.Now().Sub(start)
 	return out, nil
 }
+
+// noRewind is an empty request body net/http cannot rewind, which keeps
+// it from retrying the request by itself.
+type noRewind struct{}
+
+func (noRewind) Read([]byte) (int, error) { return 0, io.EOF }
+func (noRewind) Close() error             { return nil }
 
 // readBounded reads at most limit bytes; a body that is longer, or that
 // stops with an error (a timeout, a reset), is returned truncated, with the
