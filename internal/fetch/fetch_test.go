@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -224,5 +225,48 @@ func TestDecode(t *testing.T) {
 	}
 	if _, err := decode([]byte("\x1f\x8b garbage"), "gzip", 10); err == nil {
 		t.Error("corrupt gzip accepted")
+	}
+}
+
+// TestNoSilentRetry resets a kept-alive connection as the second request
+// arrives. net/http would resend an idempotent GET on a new connection at
+// once — a second request to the host with no gap, and a failure the
+// crawler never sees. Fetch must report the failure and the server must
+// see exactly the two requests made.
+func TestNoSilentRetry(t *testing.T) {
+	var mu sync.Mutex
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		n := requests
+		mu.Unlock()
+		if len(r.TransferEncoding) > 0 || r.ContentLength != 0 || r.Header.Get("Content-Length") != "" {
+			t.Errorf("GET carries a body: Transfer-Encoding %v, Content-Length %d", r.TransferEncoding, r.ContentLength)
+		}
+		if n == 2 {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close() // no answer at all: the client sees the connection drop
+			}
+			return
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	f := New(Config{AllowPrivate: true})
+	defer f.Close()
+	if _, err := f.Fetch(context.Background(), Request{URL: srv.URL + "/a"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.Fetch(context.Background(), Request{URL: srv.URL + "/b"})
+	if err == nil {
+		t.Error("a dropped connection was not reported")
+	}
+	time.Sleep(50 * time.Millisecond) // a resent request would have arrived by now
+	mu.Lock()
+	defer mu.Unlock()
+	if requests != 2 {
+		t.Errorf("server saw %d requests, want 2 (net/http resent one by itself)", requests)
 	}
 }
