@@ -533,9 +533,11 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 		}
 		if enq != nil && !o.aborted && o.err == nil {
 			h.queued -= len(o.skipped)
+			h.head = dropThrough(h.head, o.skipped...)
 			if pr := o.page; pr != nil && !o.retry {
 				if pr.fromDue.IsZero() {
 					h.queued--
+					h.head = dropThrough(h.head, pr.seq)
 				} else {
 					h.due = nextDue[i]
 				}
@@ -545,7 +547,7 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 			}
 			if o.page == nil && len(o.skipped) == 0 && o.robots == nil && o.end.IsZero() {
 				// Nothing to do after all: the in-memory view was stale.
-				h.queued = 0
+				h.queued, h.head = 0, nil
 				h.due = time.Time{}
 				if due, err := c.store.Due(h.name, maxTime, 1); err == nil && len(due) > 0 {
 					h.due = due[0].Due
@@ -569,6 +571,26 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 	s.setFullLocked(c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages))
 	s.mu.Unlock()
 	s.signal()
+}
+
+// dropThrough removes from a host's head buffer the items up to and
+// including the largest of seqs, which have left the queue.
+func dropThrough(head []store.QueuedItem, seqs ...uint64) []store.QueuedItem {
+	if len(seqs) == 0 {
+		return head
+	}
+	last := seqs[0]
+	for _, q := range seqs[1:] {
+		last = max(last, q)
+	}
+	i := 0
+	for i < len(head) && head[i].Seq <= last {
+		i++
+	}
+	if i == len(head) {
+		return nil
+	}
+	return head[i:]
 }
 
 func recOf(recs []*record, i int) *record {

@@ -5,7 +5,14 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/store"
 )
+
+// headBuffer is how many queue items a host keeps in memory: enough that
+// three tasks in four read nothing from the store, few enough that a
+// million hosts cost well under a gigabyte.
+const headBuffer = 4
 
 // host is the in-memory schedule state of one host (an authority: name
 // and port). The URLs themselves stay on disk, in the store's per-host
@@ -31,6 +38,9 @@ type host struct {
 	// fails counts consecutive failed requests, for back-off; attempts
 	// counts tries of the task at the head of the host's work.
 	fails, attempts int
+	// head holds the first items of the host's queue as last read from the
+	// store, oldest first; items leave it as their outcomes commit.
+	head []store.QueuedItem
 
 	wake time.Time // heap key: when the host next has work it may do
 	idx  int       // heap index, -1 when not in the heap

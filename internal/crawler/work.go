@@ -105,7 +105,7 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 		cands, err = c.dueCandidates(t.h.name, now)
 	}
 	if err == nil && len(cands) == 0 && t.queued > 0 && !t.full {
-		cands, err = c.queueCandidates(t.h.name)
+		cands, err = c.queueCandidates(t.h)
 	}
 	if err != nil {
 		o.err = err
@@ -193,15 +193,20 @@ func (c *Crawler) dueCandidates(host string, now time.Time) ([]candidate, error)
 	return out, nil
 }
 
-// queueCandidates reads the head of host's queue: several items, so that
-// robots-disallowed ones can be passed over in one task.
-func (c *Crawler) queueCandidates(host string) ([]candidate, error) {
-	items, err := c.store.Peek(host, 0, 8)
-	if err != nil {
-		return nil, err
+// queueCandidates returns the head of h's queue: several items, so that
+// robots-disallowed ones can be passed over in one task. They come from
+// h.head, refilled from the store when empty, so most tasks read nothing
+// from disk. The worker owns h while it is busy.
+func (c *Crawler) queueCandidates(h *host) ([]candidate, error) {
+	if len(h.head) == 0 {
+		items, err := c.store.Peek(h.name, 0, headBuffer)
+		if err != nil {
+			return nil, err
+		}
+		h.head = items
 	}
-	out := make([]candidate, len(items))
-	for i, it := range items {
+	out := make([]candidate, len(h.head))
+	for i, it := range h.head {
 		out[i] = candidate{item: it.Item, seq: it.Seq}
 	}
 	return out, nil
