@@ -19,6 +19,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 // Defaults of the crawl command where they differ from crawler.Config's.
@@ -323,7 +324,7 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 	switch {
 	case errors.Is(err, crawler.ErrConfig):
 		return usageError{err}
-	case err != nil && isLocked(err):
+	case errors.Is(err, store.ErrLocked):
 		return errInUse(cfg.DataDir)
 	case err != nil:
 		return err

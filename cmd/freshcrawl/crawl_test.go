@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
@@ -169,7 +170,7 @@ func TestCrawlThenStatus(t *testing.T) {
 	if code := run([]string{"status", "-data", data, "-json"}, &out, &errOut); code != 0 {
 		t.Fatalf("status -json: exit %d: %s", code, errOut.String())
 	}
-	var st dataStatus
+	var st crawler.DataStatus
 	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
 		t.Fatalf("status -json: %v\n%s", err, out.String())
 	}

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -16,81 +14,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
-
-// dataStatus is what a data directory holds. Its JSON form is the output of
-// status -json.
-type dataStatus struct {
-	Dir string `json:"dir"`
-	// Seen is the number of URLs ever seen; Held is the pages in the
-	// collection by the crawl's counter, HeldRows by the page rows
-	// marked held (the two agree unless the state is damaged).
-	Seen     uint64 `json:"urls_seen"`
-	Held     int64  `json:"pages_held"`
-	HeldRows int64  `json:"page_rows_held"`
-	// Queued is the URLs waiting in the per-host queues, QueueHosts the
-	// hosts with a non-empty queue.
-	Queued     int64 `json:"urls_queued"`
-	QueueHosts int   `json:"hosts_with_queue"`
-	// Scheduled is the page rows with a revisit due, on DueHosts hosts,
-	// Overdue of them due already; NextDue is the earliest due time.
-	Scheduled int64     `json:"revisits_scheduled"`
-	Overdue   int64     `json:"revisits_overdue"`
-	DueHosts  int       `json:"hosts_with_revisits"`
-	NextDue   time.Time `json:"next_revisit,omitzero"`
-	// Rows is the rows of the pages ever fetched, by the status of their
-	// last fetch; SitemapRows those of the sitemaps.
-	Rows        int64       `json:"page_rows"`
-	ByClass     statusClass `json:"page_rows_by_status"`
-	SitemapRows int64       `json:"sitemap_rows"`
-	// Fetches and Changes are summed over the rows, sitemaps included.
-	Fetches   uint64    `json:"fetches"`
-	Changes   uint64    `json:"changes"`
-	LastFetch time.Time `json:"last_fetch,omitzero"`
-	// ScopeHosts and ScopeSites are the seeds' hosts and sites.
-	ScopeHosts []string   `json:"scope_hosts"`
-	ScopeSites []string   `json:"scope_sites"`
-	WARC       warcStatus `json:"warc"`
-}
-
-// statusClass counts page rows by the HTTP status class of their last
-// fetch: NotModified is 304 (the held copy is current), Redirect the other
-// 3xx; Network is fetches that got no HTTP answer.
-type statusClass struct {
-	Success     int64 `json:"2xx"`
-	NotModified int64 `json:"304"`
-	Redirect    int64 `json:"3xx_redirect"`
-	ClientError int64 `json:"4xx"`
-	ServerError int64 `json:"5xx"`
-	Network     int64 `json:"network_failure"`
-	Other       int64 `json:"other"`
-}
-
-func (c *statusClass) add(status int) {
-	switch {
-	case status == 0:
-		c.Network++
-	case status >= 200 && status < 300:
-		c.Success++
-	case status == 304:
-		c.NotModified++
-	case status >= 300 && status < 400:
-		c.Redirect++
-	case status >= 400 && status < 500:
-		c.ClientError++
-	case status >= 500 && status < 600:
-		c.ServerError++
-	default:
-		c.Other++
-	}
-}
-
-// warcStatus describes the WARC files of a data directory.
-type warcStatus struct {
-	Files      int       `json:"files"`
-	Bytes      int64     `json:"bytes"`
-	Newest     string    `json:"newest,omitempty"`
-	NewestTime time.Time `json:"newest_modified,omitzero"`
-}
 
 func statusHelp(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintf(w, `Usage: freshcrawl status [-data DIR] [-json]
@@ -135,13 +58,16 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "freshcrawl status: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	st, err := readStatus(dir, time.Now())
-	if err != nil {
+	st, err := crawler.ReadStatus(dir, time.Now())
+	switch {
+	case errors.Is(err, crawler.ErrNoCrawl):
 		fmt.Fprintf(stderr, "freshcrawl status: %v\n", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			return 2
-		}
+		return 2
+	case errors.Is(err, store.ErrLocked):
+		fmt.Fprintf(stderr, "freshcrawl status: %v\n", errInUse(dir))
+		return 1
+	case err != nil:
+		fmt.Fprintf(stderr, "freshcrawl status: %v\n", err)
 		return 1
 	}
 	if asJSON {
@@ -153,114 +79,13 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	st.writeText(stdout, time.Now())
+	writeStatus(stdout, st, time.Now())
 	return 0
 }
 
-// readStatus reads the data directory dir; now decides which revisits are
-// overdue.
-func readStatus(dir string, now time.Time) (*dataStatus, error) {
-	s, err := openDataDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	st := &dataStatus{Dir: dir, Seen: s.SeenCount(), ScopeHosts: []string{}, ScopeSites: []string{}}
-	if st.Held, err = s.Counter("held"); err != nil {
-		return nil, err
-	}
-	err = s.Hosts(func(_ string, n int) error {
-		st.Queued += int64(n)
-		st.QueueHosts++
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = s.DueHosts(func(_ string, next time.Time) error {
-		st.DueHosts++
-		if st.NextDue.IsZero() || next.Before(st.NextDue) {
-			st.NextDue = next
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = s.ForEachPage(func(p store.Page) error {
-		st.Fetches += uint64(p.Fetches)
-		st.Changes += uint64(p.Changes)
-		if p.Kind == crawler.KindSitemap {
-			st.SitemapRows++
-		} else {
-			st.Rows++
-			st.ByClass.add(p.Status)
-			if p.Held {
-				st.HeldRows++
-			}
-		}
-		if !p.NextDue.IsZero() {
-			st.Scheduled++
-			if !p.NextDue.After(now) {
-				st.Overdue++
-			}
-		}
-		if p.LastFetch.After(st.LastFetch) {
-			st.LastFetch = p.LastFetch
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = s.Settings("scope/", func(name, _ string) error {
-		if h, ok := strings.CutPrefix(name, "scope/host/"); ok {
-			st.ScopeHosts = append(st.ScopeHosts, h)
-		} else if site, ok := strings.CutPrefix(name, "scope/site/"); ok {
-			st.ScopeSites = append(st.ScopeSites, site)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if st.WARC, err = readWARCDir(filepath.Join(dir, "warc")); err != nil {
-		return nil, err
-	}
-	return st, nil
-}
-
-// readWARCDir sums the WARC files in dir, which may not exist.
-func readWARCDir(dir string) (warcStatus, error) {
-	var w warcStatus
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return w, nil
-	}
-	if err != nil {
-		return w, err
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if !e.Type().IsRegular() || !(strings.HasSuffix(name, ".warc.gz") || strings.HasSuffix(name, ".warc")) {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return w, err
-		}
-		w.Files++
-		w.Bytes += fi.Size()
-		if fi.ModTime().After(w.NewestTime) || fi.ModTime().Equal(w.NewestTime) && name > w.Newest {
-			w.Newest, w.NewestTime = name, fi.ModTime()
-		}
-	}
-	return w, nil
-}
-
-// writeText prints st as aligned label-value lines; now gives the relative
-// times.
-func (st *dataStatus) writeText(w io.Writer, now time.Time) {
+// writeStatus prints st as aligned label-value lines; now gives the
+// relative times.
+func writeStatus(w io.Writer, st crawler.DataStatus, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(label, format string, args ...any) {
 		fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{label}, args...)...)

@@ -95,7 +95,10 @@ func (l *serverLog) wrap(h http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: rw}
 		s := served{host: strings.ToLower(host), path: r.URL.EscapedPath(), start: time.Now()}
 		h.ServeHTTP(sw, r)
-		s.end, s.status, s.reset, s.gone = time.Now(), sw.status, sw.hijacked, r.Context().Err() != nil
+		// A failed write is as sure a sign the client hung up as a
+		// cancelled context, and can come before the server notices.
+		s.end, s.status, s.reset = time.Now(), sw.status, sw.hijacked
+		s.gone = r.Context().Err() != nil || sw.writeErr
 		l.mu.Lock()
 		l.reqs = append(l.reqs, s)
 		l.mu.Unlock()
@@ -123,6 +126,7 @@ type statusWriter struct {
 	http.ResponseWriter
 	status   int
 	hijacked bool
+	writeErr bool // a write failed: the client had gone
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -136,7 +140,11 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	if err != nil {
+		w.writeErr = true
+	}
+	return n, err
 }
 
 func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {

@@ -105,7 +105,8 @@ type Store struct {
 	known     seenCache // hashes known to be in the seen set; guarded by mu
 }
 
-// Open opens (creating if needed) the store in dir.
+// Open opens (creating if needed) the store in dir. If another process, or
+// another Store in this one, has the store open, the error wraps ErrLocked.
 func Open(dir string, opts Options) (*Store, error) {
 	if opts.CacheSize <= 0 {
 		opts.CacheSize = DefaultCacheSize
@@ -130,6 +131,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		if isLocked(err) {
+			return nil, fmt.Errorf("store: open %s: %w: %w", dir, ErrLocked, err)
+		}
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	s := &Store{db: db, wopts: pebble.Sync}

@@ -1,0 +1,252 @@
+package crawler
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/store"
+)
+
+// DataStatus is what a crawl's data directory holds, read from its store
+// and WARC files by ReadStatus. Its JSON form is the output of freshcrawl
+// status -json. Unlike Stats, the running totals of one Crawler, it
+// describes the whole crawl, every run of it, as it is on disk.
+type DataStatus struct {
+	Dir string `json:"dir"`
+	// Seen is the number of URLs ever seen; Held is the pages in the
+	// collection by the crawl's counter, HeldRows by the page rows
+	// marked held (the two agree unless the state is damaged).
+	Seen     uint64 `json:"urls_seen"`
+	Held     int64  `json:"pages_held"`
+	HeldRows int64  `json:"page_rows_held"`
+	// Queued is the URLs waiting in the per-host queues, QueueHosts the
+	// hosts with a non-empty queue.
+	Queued     int64 `json:"urls_queued"`
+	QueueHosts int   `json:"hosts_with_queue"`
+	// Scheduled is the page rows with a revisit due, on DueHosts hosts,
+	// Overdue of them due already; NextDue is the earliest due time.
+	Scheduled int64     `json:"revisits_scheduled"`
+	Overdue   int64     `json:"revisits_overdue"`
+	DueHosts  int       `json:"hosts_with_revisits"`
+	NextDue   time.Time `json:"next_revisit,omitzero"`
+	// Rows is the rows of the pages ever fetched, by the status of their
+	// last fetch; SitemapRows those of the sitemaps.
+	Rows        int64         `json:"page_rows"`
+	ByClass     StatusClasses `json:"page_rows_by_status"`
+	SitemapRows int64         `json:"sitemap_rows"`
+	// Fetches and Changes are summed over the rows, sitemaps included.
+	Fetches   uint64    `json:"fetches"`
+	Changes   uint64    `json:"changes"`
+	LastFetch time.Time `json:"last_fetch,omitzero"`
+	// ScopeHosts and ScopeSites are the seeds' hosts and sites, in order;
+	// empty, not nil, when there are none.
+	ScopeHosts []string   `json:"scope_hosts"`
+	ScopeSites []string   `json:"scope_sites"`
+	WARC       WARCStatus `json:"warc"`
+}
+
+// StatusClasses counts page rows by the HTTP status class of their last
+// fetch: NotModified is 304 (the held copy is current), Redirect the other
+// 3xx; Network is fetches that got no HTTP answer.
+type StatusClasses struct {
+	Success     int64 `json:"2xx"`
+	NotModified int64 `json:"304"`
+	Redirect    int64 `json:"3xx_redirect"`
+	ClientError int64 `json:"4xx"`
+	ServerError int64 `json:"5xx"`
+	Network     int64 `json:"network_failure"`
+	Other       int64 `json:"other"`
+}
+
+func (c *StatusClasses) add(status int) {
+	switch {
+	case status == 0:
+		c.Network++
+	case status >= 200 && status < 300:
+		c.Success++
+	case status == 304:
+		c.NotModified++
+	case status >= 300 && status < 400:
+		c.Redirect++
+	case status >= 400 && status < 500:
+		c.ClientError++
+	case status >= 500 && status < 600:
+		c.ServerError++
+	default:
+		c.Other++
+	}
+}
+
+// WARCStatus describes the WARC files of a data directory: how many, their
+// total size, and the newest by modification time (ties to the greater
+// name).
+type WARCStatus struct {
+	Files      int       `json:"files"`
+	Bytes      int64     `json:"bytes"`
+	Newest     string    `json:"newest,omitempty"`
+	NewestTime time.Time `json:"newest_modified,omitzero"`
+}
+
+// ErrNoCrawl is returned (wrapped) by ReadStatus when the data directory
+// is missing, cannot be looked at, or holds no crawl.
+var ErrNoCrawl = errors.New("no crawl in the data directory")
+
+// noCrawlError is an ErrNoCrawl that says in its own words what was found
+// instead, and wraps the error that found it, if any.
+type noCrawlError struct {
+	msg   string
+	cause error
+}
+
+func (e *noCrawlError) Error() string { return e.msg }
+
+func (e *noCrawlError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrNoCrawl}
+	}
+	return []error{ErrNoCrawl, e.cause}
+}
+
+// ReadStatus reads the data directory dir of a crawl that is not running;
+// now decides which revisits are overdue. It writes nothing. A directory
+// that is missing or holds no crawl is an error wrapping ErrNoCrawl; one a
+// crawl is running on, an error wrapping store.ErrLocked. It reads every
+// page row, so on a large crawl it takes a while.
+func ReadStatus(dir string, now time.Time) (DataStatus, error) {
+	st := DataStatus{Dir: dir, ScopeHosts: []string{}, ScopeSites: []string{}}
+	s, err := openReadOnly(dir)
+	if err != nil {
+		return DataStatus{}, err
+	}
+	defer s.Close()
+	st.Seen = s.SeenCount()
+	if st.Held, err = s.Counter(counterHeld); err != nil {
+		return DataStatus{}, err
+	}
+	if err := st.readQueues(s); err != nil {
+		return DataStatus{}, err
+	}
+	if err := st.readPages(s, now); err != nil {
+		return DataStatus{}, err
+	}
+	if err := st.readScope(s); err != nil {
+		return DataStatus{}, err
+	}
+	if st.WARC, err = readWARCDir(filepath.Join(dir, "warc")); err != nil {
+		return DataStatus{}, err
+	}
+	return st, nil
+}
+
+// openReadOnly opens the store of the existing data directory dir for
+// reading.
+func openReadOnly(dir string) (*store.Store, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &noCrawlError{msg: "no data directory " + dir, cause: err}
+	case err != nil:
+		return nil, &noCrawlError{msg: err.Error(), cause: err}
+	case !fi.IsDir():
+		return nil, &noCrawlError{msg: dir + " is not a directory"}
+	}
+	// Pebble would create a store where there is none; a data directory
+	// has state/ with Pebble's OPTIONS file in it.
+	state := filepath.Join(dir, "state")
+	if opts, _ := filepath.Glob(filepath.Join(state, "OPTIONS-*")); len(opts) == 0 {
+		return nil, &noCrawlError{msg: dir + " is not a crawl data directory (no Pebble store in " + state + ")"}
+	}
+	// Status reads each block about once; a small cache does.
+	return store.Open(state, store.Options{CacheSize: 8 << 20, ReadOnly: true})
+}
+
+// readQueues counts the queued URLs and the hosts with revisits due.
+func (st *DataStatus) readQueues(s *store.Store) error {
+	err := s.Hosts(func(_ string, n int) error {
+		st.Queued += int64(n)
+		st.QueueHosts++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.DueHosts(func(_ string, next time.Time) error {
+		st.DueHosts++
+		if st.NextDue.IsZero() || next.Before(st.NextDue) {
+			st.NextDue = next
+		}
+		return nil
+	})
+}
+
+// readPages sums the page rows, sitemaps apart; a revisit due at or before
+// now is overdue.
+func (st *DataStatus) readPages(s *store.Store, now time.Time) error {
+	return s.ForEachPage(func(p store.Page) error {
+		st.Fetches += uint64(p.Fetches)
+		st.Changes += uint64(p.Changes)
+		if p.Kind == KindSitemap {
+			st.SitemapRows++
+		} else {
+			st.Rows++
+			st.ByClass.add(p.Status)
+			if p.Held {
+				st.HeldRows++
+			}
+		}
+		if !p.NextDue.IsZero() {
+			st.Scheduled++
+			if !p.NextDue.After(now) {
+				st.Overdue++
+			}
+		}
+		if p.LastFetch.After(st.LastFetch) {
+			st.LastFetch = p.LastFetch
+		}
+		return nil
+	})
+}
+
+// readScope lists the hosts and sites the seeds set (addSeeds).
+func (st *DataStatus) readScope(s *store.Store) error {
+	return s.Settings("scope/", func(name, _ string) error {
+		if h, ok := strings.CutPrefix(name, "scope/host/"); ok {
+			st.ScopeHosts = append(st.ScopeHosts, h)
+		} else if site, ok := strings.CutPrefix(name, "scope/site/"); ok {
+			st.ScopeSites = append(st.ScopeSites, site)
+		}
+		return nil
+	})
+}
+
+// readWARCDir sums the WARC files in dir, which may not exist.
+func readWARCDir(dir string) (WARCStatus, error) {
+	var w WARCStatus
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return w, nil
+	}
+	if err != nil {
+		return w, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !(strings.HasSuffix(name, ".warc.gz") || strings.HasSuffix(name, ".warc")) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return w, err
+		}
+		w.Files++
+		w.Bytes += fi.Size()
+		if fi.ModTime().After(w.NewestTime) || fi.ModTime().Equal(w.NewestTime) && name > w.Newest {
+			w.Newest, w.NewestTime = name, fi.ModTime()
+		}
+	}
+	return w, nil
+}

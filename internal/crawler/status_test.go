@@ -1,0 +1,293 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
+)
+
+// ReadStatus of a crawled data directory agrees exactly with what the
+// crawl reported as it went (OnFetch events and Stats), with the seeds,
+// with the WARC files listed here, and with the revisit times of the page
+// rows read here.
+func TestReadStatus(t *testing.T) {
+	sc := simweb.DefaultConfig()
+	sc.Hosts, sc.PagesPerHost, sc.Churn = 3, 100, 20
+	// A simulated day a second, and pages that die 20 times as often as
+	// on the web of ch. 4: between fetches pages change, die and are
+	// born, so rows end in 2xx, 304 and 404.
+	web, addr := testWeb(t, sc, 86400)
+	dir := t.TempDir()
+	cfg := testConfig(t, dir, addr)
+	cfg.Seeds = seedsOf(web)
+	cfg.Delay = 10 * time.Millisecond
+	// Revisits within the run give rows whose last fetch is a 304; the
+	// run ends with URLs still queued.
+	cfg.Revisit = 500 * time.Millisecond
+	cfg.WARCMaxSize = 256 << 10 // several WARC files
+	last := map[string]Event{}  // the last event of each URL
+	var events, changed int64
+	var lastFetch time.Time
+	cfg.OnFetch = func(e Event) {
+		e.Body = nil
+		last[e.URL] = e
+		events++
+		if e.Changed {
+			changed++
+		}
+		if e.Time.After(lastFetch) {
+			lastFetch = e.Time
+		}
+	}
+	start := time.Now()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stats := c.Stats()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if stats.Held == 0 {
+		t.Fatalf("the crawl held no page: %+v", stats)
+	}
+
+	// What the crawl reported.
+	want := DataStatus{
+		Dir: dir, Seen: stats.Seen, Held: stats.Held, Queued: int64(stats.Queued),
+		Fetches: uint64(events), Changes: uint64(changed), LastFetch: lastFetch,
+	}
+	byCode := map[int]int64{}
+	for _, e := range last {
+		if e.Sitemap {
+			want.SitemapRows++
+			continue
+		}
+		want.Rows++
+		byCode[e.Status]++
+		if e.Held {
+			want.HeldRows++
+		}
+	}
+	codes := func(lo, hi int) int64 {
+		var n int64
+		for code, k := range byCode {
+			if code >= lo && code <= hi {
+				n += k
+			}
+		}
+		return n
+	}
+	want.ByClass = StatusClasses{
+		Success: codes(200, 299), NotModified: codes(304, 304), Redirect: codes(300, 399) - codes(304, 304),
+		ClientError: codes(400, 499), ServerError: codes(500, 599), Network: codes(0, 0),
+	}
+	want.ByClass.Other = want.Rows - codes(0, 0) - codes(200, 599)
+	// Revisits every 500 ms in a run of 1.5 s: some find the page
+	// changed, some not.
+	if want.ByClass.Success == 0 || want.ByClass.NotModified == 0 {
+		t.Errorf("rows by last status %v: want some 2xx and some 304", byCode)
+	}
+
+	// The seeds set the scope.
+	for _, s := range cfg.Seeds {
+		h := urlx.Host(s)
+		want.ScopeHosts = append(want.ScopeHosts, h)
+		want.ScopeSites = append(want.ScopeSites, urlx.SiteKey(h))
+	}
+	slices.Sort(want.ScopeHosts)
+	slices.Sort(want.ScopeSites)
+	want.ScopeSites = slices.Compact(want.ScopeSites)
+
+	// The WARC files the crawl wrote; a file of another name and a
+	// directory named like a WARC file do not count.
+	warcDir := filepath.Join(dir, "warc")
+	names, err := filepath.Glob(filepath.Join(warcDir, "*.warc.gz"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("WARC files %q, %v", names, err)
+	}
+	if err := os.WriteFile(filepath.Join(warcDir, "notes.txt"), []byte("not a WARC file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(warcDir, "old.warc.gz"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.WARC.Files++
+		want.WARC.Bytes += fi.Size()
+		if !fi.ModTime().Before(want.WARC.NewestTime) {
+			want.WARC.Newest, want.WARC.NewestTime = filepath.Base(name), fi.ModTime()
+		}
+	}
+
+	// The page rows' revisit times and the hosts with a queue.
+	s, err := store.Open(filepath.Join(dir, "state"), store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var due []time.Time
+	dueHosts := map[string]bool{}
+	err = s.ForEachPage(func(p store.Page) error {
+		if !p.NextDue.IsZero() {
+			due = append(due, p.NextDue)
+			dueHosts[urlx.Host(p.URL)] = true
+		}
+		return nil
+	})
+	if err == nil {
+		err = s.Hosts(func(_ string, n int) error {
+			if n > 0 {
+				want.QueueHosts++
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(due, time.Time.Compare)
+	if len(due) < int(stats.Held) {
+		t.Fatalf("%d revisits scheduled for %d pages held", len(due), stats.Held)
+	}
+	want.Scheduled, want.DueHosts, want.NextDue = int64(len(due)), len(dueHosts), due[0]
+
+	// A revisit is overdue at now if it is due at or before now: none
+	// before the crawl, all after the last, and the ties at the ends.
+	first, lastDue := due[0], due[len(due)-1]
+	ties := func(at time.Time) int64 {
+		var n int64
+		for _, d := range due {
+			if d.Equal(at) {
+				n++
+			}
+		}
+		return n
+	}
+	tests := []struct {
+		name    string
+		now     time.Time
+		overdue int64
+	}{
+		{"before the crawl", start, 0},
+		{"at the first revisit", first, ties(first)},
+		{"just before the last revisit", lastDue.Add(-time.Nanosecond), int64(len(due)) - ties(lastDue)},
+		{"after the last revisit", lastDue.Add(time.Hour), int64(len(due))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ReadStatus(dir, tt.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := want
+			want.Overdue = tt.overdue
+			// Times are compared as instants: the store keeps neither
+			// the location nor the monotonic reading.
+			for _, p := range []struct{ got, want *time.Time }{
+				{&got.LastFetch, &want.LastFetch}, {&got.NextDue, &want.NextDue}, {&got.WARC.NewestTime, &want.WARC.NewestTime},
+			} {
+				if p.got.Equal(*p.want) {
+					*p.got = *p.want
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("ReadStatus:\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+// An empty store is a crawl with nothing in it, not an error; its scope
+// lists are empty, not nil, so that JSON shows them as [].
+func TestReadStatusEmpty(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.Open(filepath.Join(dir, "state"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadStatus(dir, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DataStatus{Dir: dir, ScopeHosts: []string{}, ScopeSites: []string{}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ReadStatus: %+v, want %+v", got, want)
+	}
+}
+
+// A directory that is missing or holds no crawl is ErrNoCrawl, said in
+// words the status command prints as they are, and nothing is created in
+// it; one a crawl has open is store.ErrLocked.
+func TestReadStatusErrors(t *testing.T) {
+	empty := t.TempDir()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	locked := t.TempDir()
+	s, err := store.Open(filepath.Join(locked, "state"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	missing := filepath.Join(empty, "none")
+	tests := []struct {
+		name string
+		dir  string
+		is   []error
+		msg  string // the error's text; empty: not checked
+	}{
+		{"missing", missing, []error{ErrNoCrawl, fs.ErrNotExist}, "no data directory " + missing},
+		{"a file", file, []error{ErrNoCrawl}, file + " is not a directory"},
+		{"not a crawl", empty, []error{ErrNoCrawl},
+			empty + " is not a crawl data directory (no Pebble store in " + filepath.Join(empty, "state") + ")"},
+		{"in use", locked, []error{store.ErrLocked}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadStatus(tt.dir, time.Now())
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, target := range tt.is {
+				if !errors.Is(err, target) {
+					t.Errorf("error %q is not %v", err, target)
+				}
+			}
+			if tt.msg != "" && err.Error() != tt.msg {
+				t.Errorf("error %q, want %q", err, tt.msg)
+			}
+			if errors.Is(err, ErrNoCrawl) == errors.Is(err, store.ErrLocked) {
+				t.Errorf("error %q: ErrNoCrawl %v, store.ErrLocked %v; want one", err, errors.Is(err, ErrNoCrawl), errors.Is(err, store.ErrLocked))
+			}
+		})
+	}
+	if entries, err := os.ReadDir(empty); err != nil || len(entries) != 0 {
+		t.Errorf("ReadStatus left %v in an empty directory (%v)", entries, err)
+	}
+}
