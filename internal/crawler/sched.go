@@ -41,6 +41,12 @@ type host struct {
 	// head holds the first items of the host's queue as last read from the
 	// store, oldest first; items leave it as their outcomes commit.
 	head []store.QueuedItem
+	// newTurn is set when the host's last fetch was a revisit and new URLs
+	// were queued: its next task takes a new URL first. Taking due
+	// revisits first always would let a host whose revisits outrun its
+	// politeness rate never fetch a new URL; alternating gives each at
+	// least half. The worker owns it while the host is busy.
+	newTurn bool
 
 	wake time.Time // heap key: when the host next has work it may do
 	idx  int       // heap index, -1 when not in the heap

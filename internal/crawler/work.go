@@ -95,17 +95,24 @@ type pageResult struct {
 }
 
 // work runs one task: it picks the host's next URL (a due revisit first,
-// else the head of its queue), makes sure robots.txt is known, and fetches.
+// else the head of its queue, but after a revisit the queue first when both
+// have work), makes sure robots.txt is known, and fetches.
 func (c *Crawler) work(ctx context.Context, t task) outcome {
 	o := outcome{t: t}
 	now := time.Now()
 	var cands []candidate
 	var err error
-	if !t.due.IsZero() && !t.due.After(now) {
+	due := !t.due.IsZero() && !t.due.After(now)
+	queue := t.queued > 0 && !t.full
+	newFirst := queue && t.h.newTurn
+	if due && !newFirst {
 		cands, err = c.dueCandidates(t.h.name, now)
 	}
-	if err == nil && len(cands) == 0 && t.queued > 0 && !t.full {
+	if err == nil && len(cands) == 0 && queue {
 		cands, err = c.queueCandidates(t.h)
+	}
+	if err == nil && len(cands) == 0 && due && newFirst {
+		cands, err = c.dueCandidates(t.h.name, now) // The queue was empty after all.
 	}
 	if err != nil {
 		o.err = err
@@ -163,6 +170,7 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 			o.page.prev, o.page.known, o.err = c.prevPage(cand.item.URL)
 			return o
 		}
+		t.h.newTurn = !cand.fromDue.IsZero() && queue
 		c.fetchPage(ctx, &o, cand)
 		return o
 	}
