@@ -58,6 +58,10 @@ curl -fs "http://127.0.0.1:$CONTROL_PORT/hosts" | grep -o '"name": *"[^"]*"' |
 	sed 's/.*"\([^"]*\)"$/http:\/\/\1\//' >"$tmp/seeds.txt"
 [[ $(wc -l <"$tmp/seeds.txt") -eq $HOSTS ]] || die "expected $HOSTS seeds, got $(wc -l <"$tmp/seeds.txt")"
 web_cpu0=$(awk '{print $14 + $15}' "/proc/$web_pid/stat")
+# The machine's CPU time split at the start (user nice system idle iowait
+# irq softirq steal): a VM's steal time says how much of the CPU another
+# tenant took, which the pages/s figure cannot show by itself.
+read -r _ c1 c2 c3 c4 c5 c6 c7 c8 _ < /proc/stat
 
 log "crawling $HOSTS × $PAGES pages for $DURATION"
 TIMEFORMAT='%R %U %S'
@@ -65,6 +69,10 @@ TIMEFORMAT='%R %U %S'
 	-resolve "*.test=127.0.0.1:$WEB_PORT" -delay 0 -budget 0 -workers "$WORKERS" -for "$DURATION" \
 	-progress 5s -log-level error -cpuprofile "$tmp/cpu.prof" >"$tmp/crawl.out" 2>"$tmp/crawl.err"; } 2>"$tmp/time"
 web_cpu1=$(awk '{print $14 + $15}' "/proc/$web_pid/stat")
+read -r _ d1 d2 d3 d4 d5 d6 d7 d8 _ < /proc/stat
+total=$(( (d1+d2+d3+d4+d5+d6+d7+d8) - (c1+c2+c3+c4+c5+c6+c7+c8) ))
+steal_pct=$(awk -v s=$((d8 - c8)) -v t="$total" 'BEGIN{printf "%.1f", (t > 0 ? 100 * s / t : 0)}')
+idle_pct=$(awk -v s=$(((d4 + d5) - (c4 + c5))) -v t="$total" 'BEGIN{printf "%.1f", (t > 0 ? 100 * s / t : 0)}')
 read -r real user sys <"$tmp/time"
 ticks=$(getconf CLK_TCK)
 
@@ -82,6 +90,7 @@ printf '%-44s %.0f\n' "pages/s (over $DURATION)" "$(awk -v f="$fetches" -v s="$s
 printf '%-44s %.1f s (user %.1f, sys %.1f)\n' "crawler CPU" "$crawl_cpu" "$user" "$sys"
 printf '%-44s %.1f s\n' "simweb CPU" "$web_cpu"
 printf '%-44s %.3f\n' "crawler CPU-seconds per 1,000 pages" "$(awk -v c="$crawl_cpu" -v f="$fetches" 'BEGIN{print c / f * 1000}')"
+printf '%-44s %s %% idle, %s %% stolen by other tenants of the host\n' "machine during the run" "$idle_pct" "$steal_pct"
 printf '%-44s %.3f\n' "simweb CPU-seconds per 1,000 pages" "$(awk -v c="$web_cpu" -v f="$fetches" 'BEGIN{print c / f * 1000}')"
 printf '\nwhere the crawler spends its CPU (go tool pprof -top, cumulative, by package):\n'
 go tool pprof -top -cum -nodecount=400 "$tmp/freshcrawl" "$tmp/cpu.prof" 2>/dev/null |

@@ -8,7 +8,6 @@ package fetch
 import (
 	"bytes"
 	"compress/flate"
-	"compress/gzip"
 	"compress/zlib"
 	"context"
 	"errors"
@@ -19,7 +18,10 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // ErrScheme is returned for URLs that are not http or https.
@@ -227,6 +229,11 @@ func readBounded(r io.Reader, limit int64) ([]byte, string) {
 
 var errDecodedTooLarge = errors.New("decoded body exceeds the limit")
 
+// gzipReaders keeps gzip readers for reuse: a new one allocates its
+// decompressor's window and tables, which for a page of a few kilobytes
+// costs more than decoding it.
+var gzipReaders sync.Pool
+
 // decode undoes Content-Encoding (gzip, x-gzip, deflate — zlib-wrapped or,
 // as some servers send it, raw — and identity), reading at most limit
 // bytes: a compression bomb stops there.
@@ -240,10 +247,17 @@ func decode(raw []byte, encoding string, limit int64) ([]byte, error) {
 		}
 		return raw, nil
 	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		zr, _ := gzipReaders.Get().(*gzip.Reader)
+		var err error
+		if zr == nil {
+			zr, err = gzip.NewReader(bytes.NewReader(raw))
+		} else {
+			err = zr.Reset(bytes.NewReader(raw))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %w", err)
 		}
+		defer gzipReaders.Put(zr)
 		r = zr
 	case "deflate":
 		if zr, err := zlib.NewReader(bytes.NewReader(raw)); err == nil {

@@ -2,8 +2,9 @@ package warc
 
 import (
 	"bytes"
-	"compress/gzip"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Encoded is a record built and compressed ahead of its write. Compressing

@@ -2,7 +2,6 @@ package warc
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // ErrClosed is returned by writes to a closed Writer.
