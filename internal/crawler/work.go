@@ -306,11 +306,11 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 // reads what it needs from the answer.
 func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 	pr := &pageResult{item: cand.item, seq: cand.seq, fromDue: cand.fromDue}
-	var err error
-	pr.prev, pr.known, err = c.prevPage(cand.item.URL)
-	if err != nil {
-		o.err = err
-		return
+	if !cand.fromDue.IsZero() {
+		// A revisit: its row was read with the due entry. A URL from the
+		// queue has no row: the seen set queues a URL once, and a URL is
+		// only ever fetched again through the due index.
+		pr.prev, pr.known = cand.page, true
 	}
 	o.url = cand.item.URL
 	req := fetch.Request{URL: cand.item.URL}

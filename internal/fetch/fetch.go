@@ -194,7 +194,7 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 			out.Location = target.String()
 		}
 	}
-	out.Raw, out.Truncated = readBounded(resp.Body, f.cfg.MaxBodyBytes)
+	out.Raw, out.Truncated = readBounded(resp.Body, f.cfg.MaxBodyBytes, resp.ContentLength)
 	out.Body, out.DecodeError = decode(out.Raw, resp.Header.Get("Content-Encoding"), f.cfg.MaxDecodedBytes)
 	if errors.Is(out.DecodeError, errDecodedTooLarge) {
 		out.Truncated = "length"
@@ -212,9 +212,13 @@ func (noRewind) Close() error             { return nil }
 
 // readBounded reads at most limit bytes; a body that is longer, or that
 // stops with an error (a timeout, a reset), is returned truncated, with the
-// reason in the words of WARC-Truncated.
-func readBounded(r io.Reader, limit int64) ([]byte, string) {
+// reason in the words of WARC-Truncated. size, the Content-Length if known
+// (else -1), sizes the buffer so that it is allocated once.
+func readBounded(r io.Reader, limit, size int64) ([]byte, string) {
 	var buf bytes.Buffer
+	if size > 0 {
+		buf.Grow(int(min(size, limit) + bytes.MinRead))
+	}
 	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
 	switch {
 	case n > limit:
@@ -269,6 +273,9 @@ func decode(raw []byte, encoding string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("unsupported Content-Encoding %q", encoding)
 	}
 	var buf bytes.Buffer
+	// HTML inflates about four times; one allocation of that size saves
+	// the copies of growing from small.
+	buf.Grow(int(min(4*int64(len(raw)), limit) + bytes.MinRead))
 	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
 	if n > limit {
 		return buf.Bytes()[:limit], errDecodedTooLarge
