@@ -497,6 +497,9 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 		h := o.t.h
 		h.busy = false
 		s.inFly--
+		if o.t.reserved {
+			s.reserved--
+		}
 		if o.delay > 0 {
 			h.delay = o.delay
 		}

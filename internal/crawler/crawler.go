@@ -368,27 +368,49 @@ func (c *Crawler) Run(ctx context.Context) error {
 // dispatch hands hosts to workers as politeness and the budget allow, until
 // ctx is done.
 func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
+	s := c.sched
 	for {
-		h := c.sched.next(ctx)
+		h := s.next(ctx)
 		if h == nil {
 			return
 		}
+		s.mu.Lock()
+		// A task may take a new URL only if the pages held plus the new
+		// fetches in flight stay under the capacity: each of those may add
+		// a page, and they commit after this decision.
+		may := !s.full && (c.cfg.MaxPages == 0 || c.held.Load()+int64(s.reserved) < int64(c.cfg.MaxPages))
+		if !may && (h.due.IsZero() || h.due.After(time.Now())) {
+			// Only new URLs here, and the fetches in flight may fill the
+			// collection: ask again shortly, when they have committed.
+			h.ready = later(h.ready, time.Now().Add(reserveWait))
+			h.busy = false
+			s.inFly--
+			s.update(h)
+			s.mu.Unlock()
+			continue
+		}
+		t := task{h: h, due: h.due, queued: h.queued, full: !may, attempts: h.attempts, delay: h.delay}
+		if may { // A revisit of a URL never held can add a page too.
+			t.reserved = true
+			s.reserved++
+		}
+		s.mu.Unlock()
 		if !c.limiter.wait(ctx) {
-			c.sched.unbusy(h)
+			s.unbusy(t)
 			return
 		}
-		s := c.sched
-		s.mu.Lock()
-		t := task{h: h, due: h.due, queued: h.queued, full: s.full, attempts: h.attempts, delay: h.delay}
-		s.mu.Unlock()
 		select {
 		case tasks <- t:
 		case <-ctx.Done():
-			c.sched.unbusy(h)
+			s.unbusy(t)
 			return
 		}
 	}
 }
+
+// reserveWait is how long a host with only new URLs waits when the fetches
+// in flight may fill the collection.
+const reserveWait = 50 * time.Millisecond
 
 // Stats returns the running totals.
 func (c *Crawler) Stats() Stats {

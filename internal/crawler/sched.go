@@ -84,6 +84,9 @@ type scheduler struct {
 	full  bool // the collection is at capacity: new URLs wait
 	kick  chan struct{}
 	inFly int
+	// reserved counts tasks in flight that may fetch a new URL, each of
+	// which may add a page to the collection when it commits.
+	reserved int
 }
 
 func newScheduler() *scheduler {
@@ -234,11 +237,14 @@ func (l *limiter) wait(ctx context.Context) bool {
 	return true
 }
 
-// unbusy returns a host that was taken but not dispatched.
-func (s *scheduler) unbusy(h *host) {
+// unbusy returns the host of a task that was made but not dispatched.
+func (s *scheduler) unbusy(t task) {
 	s.mu.Lock()
-	h.busy = false
+	t.h.busy = false
 	s.inFly--
-	s.update(h)
+	if t.reserved {
+		s.reserved--
+	}
+	s.update(t.h)
 	s.mu.Unlock()
 }

@@ -34,7 +34,8 @@ type task struct {
 	h        *host
 	due      time.Time // earliest revisit due; zero if none
 	queued   int
-	full     bool
+	full     bool // no new URL may be taken: only revisits
+	reserved bool // counted in scheduler.reserved until released
 	attempts int
 	delay    time.Duration
 }
