@@ -54,11 +54,9 @@ func (c *Crawler) commitLoop(results <-chan outcome) error {
 
 // record is the state change staged for one outcome's page.
 type record struct {
-	page    store.Page
-	visit   *store.Visit
-	oldDue  time.Time
-	heldNow bool
-	event   bool
+	page  store.Page
+	visit *store.Visit
+	event bool // a fetch was made: OnFetch hears of it
 }
 
 // commit writes the batch's WARC records, syncs them, then commits every
@@ -127,8 +125,8 @@ func (c *Crawler) event(o *outcome, r *record) Event {
 
 // archive writes o's WARC records and works out the page's new state row.
 func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
-	for _, ex := range o.robots {
-		if err := c.writeEncoded(ex.enc, nil); err != nil {
+	for _, enc := range o.robots {
+		if err := c.writeEncoded(enc, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -142,7 +140,7 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		}
 		return nil, nil
 	}
-	r := &record{page: pr.prev, oldDue: pr.prev.NextDue, event: true}
+	r := &record{page: pr.prev, event: true}
 	p := &r.page
 	if !pr.known {
 		p.URL, p.FirstSeen, p.Kind = pr.item.URL, now, pr.item.Kind
@@ -154,7 +152,7 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	}
 	if !pr.postpone.IsZero() {
 		p.NextDue = pr.postpone
-		r.event, r.heldNow = false, p.Held
+		r.event = false
 		return r, nil
 	}
 	p.LastFetch = now
@@ -167,16 +165,17 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		// A URL never held is tried again too, at the revisit interval:
 		// a transient failure must not lose it for good.
 		p.NextDue = now.Add(c.interval())
-		r.heldNow = p.Held
 		return r, nil
 	}
 	p.Status, v.Status = resp.Status, resp.Status
 	v.ETag, v.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	// The records go in whatever the status; a new 200 capture also
+	// becomes the copy the row points to.
+	if err := c.writeEncoded(pr.enc, p); err != nil {
+		return nil, err
+	}
 	switch s := resp.Status; {
 	case s == http.StatusNotModified:
-		if err := c.writeEncoded(pr.enc, p); err != nil {
-			return nil, err
-		}
 		if v.ETag != "" {
 			p.ETag = v.ETag
 		}
@@ -190,25 +189,13 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		}
 		p.Checksum = pr.checksum
 		p.ETag, p.LastModified = v.ETag, v.LastModified
-		if err := c.writeEncoded(pr.enc, p); err != nil {
-			return nil, err
-		}
 		p.Held = true
 	case s >= 300 && s < 400:
 		p.Held, p.Location = false, resp.Location
-		if err := c.writeEncoded(pr.enc, nil); err != nil {
-			return nil, err
-		}
 	case s >= 500 || s == http.StatusTooManyRequests:
 		// The last attempt failed too: the page keeps what it held.
-		if err := c.writeEncoded(pr.enc, nil); err != nil {
-			return nil, err
-		}
 	default: // 4xx: gone.
 		p.Held = false
-		if err := c.writeEncoded(pr.enc, nil); err != nil {
-			return nil, err
-		}
 	}
 	p.NextDue = time.Time{}
 	if p.Held || resp.Status >= 500 || resp.Status == http.StatusTooManyRequests {
@@ -216,7 +203,6 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		// again at the revisit interval, not lost for good.
 		p.NextDue = now.Add(c.interval())
 	}
-	r.heldNow = p.Held
 	return r, nil
 }
 
@@ -340,17 +326,19 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 	if err := txn.PutPage(r.page, r.visit); err != nil {
 		return err
 	}
-	if !r.oldDue.Equal(r.page.NextDue) || !pr.fromDue.IsZero() {
-		old := r.oldDue
-		if !pr.fromDue.IsZero() {
-			old = pr.fromDue
-		}
+	// The due entry to move: the one this revisit came from, else the one
+	// the row had.
+	old := pr.prev.NextDue
+	if !pr.fromDue.IsZero() {
+		old = pr.fromDue
+	}
+	if !old.Equal(r.page.NextDue) {
 		if err := txn.Schedule(host, pr.item.URL, old, r.page.NextDue); err != nil {
 			return err
 		}
 	}
 	if pr.item.Kind == KindPage {
-		if d := b2i(r.heldNow) - b2i(pr.known && pr.prev.Held); d != 0 {
+		if d := b2i(r.page.Held) - b2i(pr.known && pr.prev.Held); d != 0 {
 			txn.Add(counterHeld, d)
 			c.held.Add(d)
 		}
@@ -476,17 +464,31 @@ func authority(canonical string) string {
 // due times. With enq nil (a failed commit), nothing was recorded and the
 // hosts only wait.
 func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
-	// Store reads first, outside the scheduler's lock.
+	// Store reads first, outside the scheduler's lock: the next due time
+	// of a host whose revisit was consumed, and a fresh view of a host
+	// whose task found nothing to do (its in-memory view was stale).
 	nextDue := make([]time.Time, len(batch))
+	queued := make([]int, len(batch))
 	for i := range batch {
 		o := &batch[i]
-		if enq != nil && o.page != nil && !o.page.fromDue.IsZero() && !o.retry {
+		if enq == nil || o.aborted || o.err != nil {
+			continue
+		}
+		revisited := o.page != nil && !o.page.fromDue.IsZero() && !o.retry
+		if revisited || idle(o) {
 			due, err := c.store.Due(o.t.h.name, maxTime, 1)
 			if err != nil {
 				c.log.Error("read due index", "host", o.t.h.name, "err", err)
 			} else if len(due) > 0 {
 				nextDue[i] = due[0].Due
 			}
+		}
+		if idle(o) {
+			n, err := c.store.Len(o.t.h.name)
+			if err != nil {
+				c.log.Error("read queue length", "host", o.t.h.name, "err", err)
+			}
+			queued[i] = n
 		}
 	}
 	s := c.sched
@@ -548,16 +550,8 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 			if r := recOf(recs, i); r != nil && !r.page.NextDue.IsZero() {
 				h.due = earliest(h.due, r.page.NextDue)
 			}
-			if o.page == nil && len(o.skipped) == 0 && o.robots == nil && o.end.IsZero() {
-				// Nothing to do after all: the in-memory view was stale.
-				h.queued, h.head = 0, nil
-				h.due = time.Time{}
-				if due, err := c.store.Due(h.name, maxTime, 1); err == nil && len(due) > 0 {
-					h.due = due[0].Due
-				}
-				if n, err := c.store.Len(h.name); err == nil {
-					h.queued = n
-				}
+			if idle(o) {
+				h.queued, h.head, h.due = queued[i], nil, nextDue[i]
 			}
 		}
 		h.queued = max(h.queued, 0)
@@ -574,6 +568,12 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 	s.setFullLocked(c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages))
 	s.mu.Unlock()
 	s.signal()
+}
+
+// idle reports whether a task found nothing to do: no request, no
+// candidate, which means the scheduler's view of the host was stale.
+func idle(o *outcome) bool {
+	return o.page == nil && len(o.skipped) == 0 && o.robots == nil && o.end.IsZero() && o.waitUntil.IsZero()
 }
 
 // dropThrough removes from a host's head buffer the items up to and

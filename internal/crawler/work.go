@@ -40,12 +40,6 @@ type task struct {
 	delay    time.Duration
 }
 
-// exchange is one HTTP request made for a task, kept for the WARC file.
-type exchange struct {
-	resp *fetch.Response
-	enc  *encoded
-}
-
 // outcome is what a worker found; the committer records it.
 type outcome struct {
 	t   task
@@ -66,7 +60,7 @@ type outcome struct {
 	// waitUntil holds the host back (robots.txt unreachable); zero: no.
 	waitUntil time.Time
 
-	robots   []exchange // robots.txt requests, redirects included
+	robots   []*encoded // WARC records of robots.txt requests, redirects included
 	sitemaps []string   // sitemap URLs robots.txt pointed to
 	skipped  []uint64   // queue items dropped unfetched (robots-disallowed)
 	page     *pageResult
@@ -120,22 +114,21 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 		return o
 	}
 	if len(cands) > 0 && !cands[0].fromDue.IsZero() {
-		if p := cands[0].page; !p.Held && t.full {
+		var until time.Time
+		p, iv := cands[0].page, c.interval()
+		switch {
+		case !p.Held && t.full:
 			// A URL never held that failed transiently is due again, but
 			// it is new work: it waits while the collection is full.
-			o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: p, known: true,
-				postpone: now.Add(c.interval())}
-			return o
-		}
-		if p := cands[0].page; !p.LastFetch.IsZero() {
+			until = now.Add(iv)
+		case !p.LastFetch.IsZero() && p.LastFetch.Add(iv*9/10).After(now):
 			// The uniform interval grows with the collection: a revisit
 			// scheduled when it was shorter waits for the current one.
-			iv := c.interval()
-			if p.LastFetch.Add(iv * 9 / 10).After(now) {
-				o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: p, known: true,
-					postpone: p.LastFetch.Add(iv)}
-				return o
-			}
+			until = p.LastFetch.Add(iv)
+		}
+		if !until.IsZero() {
+			o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: p, known: true, postpone: until}
+			return o
 		}
 	}
 	for _, cand := range cands {
@@ -167,8 +160,7 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 				continue
 			}
 			// A held page that robots.txt now forbids leaves the collection.
-			o.page = &pageResult{item: cand.item, fromDue: cand.fromDue, disallowed: true}
-			o.page.prev, o.page.known, o.err = c.prevPage(cand.item.URL)
+			o.page = &pageResult{item: cand.item, fromDue: cand.fromDue, prev: cand.page, known: true, disallowed: true}
 			return o
 		}
 		t.h.newTurn = !cand.fromDue.IsZero() && queue
@@ -221,14 +213,6 @@ func (c *Crawler) queueCandidates(h *host) ([]candidate, error) {
 	return out, nil
 }
 
-func (c *Crawler) prevPage(u string) (store.Page, bool, error) {
-	p, err := c.store.GetPage(u)
-	if errors.Is(err, store.ErrNotFound) {
-		return store.Page{}, false, nil
-	}
-	return p, err == nil, err
-}
-
 // hostDelay is the gap a host's robots.txt group asks for, within bounds.
 func (c *Crawler) hostDelay(g *robots.Group) time.Duration {
 	d := c.cfg.Delay
@@ -269,7 +253,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 			o.err = err
 			return
 		}
-		o.robots = append(o.robots, exchange{resp: resp, enc: enc})
+		o.robots = append(o.robots, enc)
 		status, body = resp.Status, resp.Body
 		if resp.Status == http.StatusTooManyRequests || resp.Status >= 500 {
 			o.transient = fmt.Sprintf("robots.txt: HTTP %d", resp.Status)

@@ -110,13 +110,7 @@ func (w *Writer) WriteEncoded(e *Encoded) (Location, error) {
 	if e.infoID != w.infoID || member == nil {
 		e.h.Set("WARC-Warcinfo-ID", w.infoID)
 		e.infoID = w.infoID
-		w.buf.Reset()
-		zw := w.zw
-		if !worthCompressing(e.h, e.block) {
-			zw = w.zflat
-		}
-		w.hdr = compress(zw, &w.buf, w.hdr[:0], e.h, e.block)
-		member = w.buf.Bytes()
+		member = w.compressLocked(e.h, e.block)
 	}
 	return w.appendMember(member, e.RecordID())
 }

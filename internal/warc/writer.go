@@ -225,13 +225,20 @@ func (w *Writer) writeMember(h Header, block [][]byte) (Location, error) {
 	if err := w.complete(&h, block); err != nil {
 		return Location{}, err
 	}
+	return w.appendMember(w.compressLocked(h, block), h.Get("WARC-Record-ID"))
+}
+
+// compressLocked compresses a completed record with the writer's own gzip
+// writers into w.buf and returns the member, valid until the next call.
+// The caller holds w.mu.
+func (w *Writer) compressLocked(h Header, block [][]byte) []byte {
 	w.buf.Reset()
 	zw := w.zw
 	if !worthCompressing(h, block) {
 		zw = w.zflat
 	}
 	w.hdr = compress(zw, &w.buf, w.hdr[:0], h, block)
-	return w.appendMember(w.buf.Bytes(), h.Get("WARC-Record-ID"))
+	return w.buf.Bytes()
 }
 
 // complete fills in the fields the writer computes: WARC-Record-ID and
