@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -231,6 +232,9 @@ type crawlOptions struct {
 	// untilDone ends the crawl early once it is complete: nothing queued,
 	// nothing in flight.
 	untilDone bool
+	// until, if set, ends the crawl early once it returns true (polled;
+	// it must be safe to call while the crawl runs).
+	until func() bool
 }
 
 // crawl runs a crawler over e and collects what it did.
@@ -262,6 +266,14 @@ func (e *faultEnv) crawl(t *testing.T, o crawlOptions) *faultRun {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.run)
 	defer cancel()
+	if o.until != nil {
+		go func() {
+			for ctx.Err() == nil && !o.until() {
+				time.Sleep(20 * time.Millisecond)
+			}
+			cancel()
+		}()
+	}
 	watched := make(chan error, 1)
 	if o.untilDone {
 		go func() { watched <- crashWatch(ctx, c, cancel) }()
@@ -1175,6 +1187,7 @@ func testValidators(t *testing.T, mode string) {
 	stale := map[string]bool{}
 	events := map[string]int{}
 	revised := map[string]bool{} // pages revisited in the second crawl
+	var revisedN atomic.Int64    // len(revised), for the crawl's stop condition
 	second := false
 	var bad []string
 	onFetch := func(ev Event) {
@@ -1194,6 +1207,7 @@ func testValidators(t *testing.T, mode string) {
 		}
 		if second && had && !revised[ev.URL] {
 			revised[ev.URL] = true
+			revisedN.Add(1)
 			tl.pagesRevised++
 			if truth.Version != prev {
 				tl.changed++
@@ -1229,19 +1243,22 @@ func testValidators(t *testing.T, mode string) {
 		}
 	}
 	visits := map[string]int{}
-	crawl := func(inspect func(c *Crawler)) *faultRun {
-		return e.crawl(t, crawlOptions{run: 2500 * time.Millisecond, inspect: inspect, tweak: func(c *Config) {
+	crawl := func(run time.Duration, until func() bool, inspect func(c *Crawler)) *faultRun {
+		return e.crawl(t, crawlOptions{run: run, until: until, inspect: inspect, tweak: func(c *Config) {
 			c.Revisit = time.Second
 			c.OnFetch = onFetch
 		}})
 	}
 	// In the first crawl nothing changes: every 304 is true.
 	e.clock.Set(validatorsFirst)
-	r1 := crawl(nil)
+	r1 := crawl(2500*time.Millisecond, nil, nil)
+	heldFirst := int64(len(held))
 	firstFalse := tallies["honest"].false304 + tallies[mode].false304
 	e.clock.Set(validatorsSecond)
 	second = true
-	r2 := crawl(func(c *Crawler) {
+	// The second crawl lasts until every page held has been revisited (on
+	// a loaded machine that can take longer than on an idle one), or 15 s.
+	r2 := crawl(15*time.Second, func() bool { return revisedN.Load() >= heldFirst }, func(c *Crawler) {
 		for u := range events {
 			vs, err := c.store.Visits(u)
 			if err != nil {
