@@ -65,7 +65,14 @@ read -r _ c1 c2 c3 c4 c5 c6 c7 c8 _ < /proc/stat
 
 log "crawling $HOSTS × $PAGES pages for $DURATION"
 TIMEFORMAT='%R %U %S'
-{ time "$tmp/freshcrawl" crawl -seeds "$tmp/seeds.txt" -data "$tmp/data" -scope any -allow-private \
+# perf counts the crawler's instructions and cycles where the machine
+# allows it: unlike seconds, instructions per page do not move with what
+# other tenants of the host are doing.
+perf=()
+if command -v perf >/dev/null 2>&1 && perf stat -e instructions true >/dev/null 2>&1; then
+	perf=(perf stat -x, -e instructions,cycles -o "$tmp/perf")
+fi
+{ time "${perf[@]}" "$tmp/freshcrawl" crawl -seeds "$tmp/seeds.txt" -data "$tmp/data" -scope any -allow-private \
 	-resolve "*.test=127.0.0.1:$WEB_PORT" -delay 0 -budget 0 -workers "$WORKERS" -for "$DURATION" \
 	-progress 5s -log-level error -cpuprofile "$tmp/cpu.prof" >"$tmp/crawl.out" 2>"$tmp/crawl.err"; } 2>"$tmp/time"
 web_cpu1=$(awk '{print $14 + $15}' "/proc/$web_pid/stat")
@@ -92,6 +99,15 @@ printf '%-44s %.1f s\n' "simweb CPU" "$web_cpu"
 printf '%-44s %.3f\n' "crawler CPU-seconds per 1,000 pages" "$(awk -v c="$crawl_cpu" -v f="$fetches" 'BEGIN{print c / f * 1000}')"
 printf '%-44s %s %% idle, %s %% stolen by other tenants of the host\n' "machine during the run" "$idle_pct" "$steal_pct"
 printf '%-44s %.3f\n' "simweb CPU-seconds per 1,000 pages" "$(awk -v c="$web_cpu" -v f="$fetches" 'BEGIN{print c / f * 1000}')"
+if [[ -s $tmp/perf ]]; then
+	insn=$(awk -F, '$3 ~ /^instructions/ {print $1}' "$tmp/perf")
+	cyc=$(awk -F, '$3 ~ /^cycles/ {print $1}' "$tmp/perf")
+	if [[ $insn =~ ^[0-9]+$ && $cyc =~ ^[0-9]+$ ]]; then
+		printf '%-44s %.2f M instructions, %.2f M cycles\n' "crawler per page (perf stat)" \
+			"$(awk -v i="$insn" -v f="$fetches" 'BEGIN{print i / f / 1e6}')" \
+			"$(awk -v c="$cyc" -v f="$fetches" 'BEGIN{print c / f / 1e6}')"
+	fi
+fi
 printf '\nwhere the crawler spends its CPU (go tool pprof -top, cumulative, by package):\n'
 go tool pprof -top -cum -nodecount=400 "$tmp/freshcrawl" "$tmp/cpu.prof" 2>/dev/null |
 	awk '/freshcrawl\/internal\/[a-z]+\.[^ ]+$/ || /compress\/flate\.\(\*compressor\)\.close|net\/http\.\(\*persistConn\)\.(readLoop|writeLoop)|runtime\.gcBgMarkWorker$|internal\/runtime\/syscall\/linux\.Syscall6/' |

@@ -43,7 +43,17 @@ func NewRecordID() string {
 	rand.Read(u[:]) // never fails (crypto/rand, Go 1.24+)
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	// Hand-formatted: fmt.Sprintf took 1% of a crawl's CPU.
+	const digits = "0123456789abcdef"
+	b := make([]byte, 0, len("<urn:uuid:>")+36)
+	b = append(b, "<urn:uuid:"...)
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, digits[c>>4], digits[c&0xf])
+	}
+	return string(append(b, '>'))
 }
 
 // FormatDate formats t as a WARC-Date: UTC, RFC 3339, with as many
