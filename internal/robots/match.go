@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
 // rule is a compiled Allow or Disallow line.
@@ -13,7 +15,8 @@ import (
 //   - %XX of an unreserved character (RFC 3986: letters, digits, "-._~") is
 //     decoded, so /%7Efoo and /~foo are the same path;
 //   - other escapes keep their escaped form with upper-case hex, so /a%2fb
-//     equals /a%2Fb but not /a/b;
+//     equals /a%2Fb but not /a/b (these two are urlx.AppendNormalizedEscape,
+//     as in canonical URLs);
 //   - octets outside printable ASCII, the space, the characters RFC 3986
 //     does not allow in a URI ("<>\^`{|} and the double quote), a '%' that
 //     starts no escape, and a literal '*' or '$' are percent-encoded.
@@ -144,17 +147,9 @@ func appendCanon(dst []byte, s string, wildcard bool) []byte {
 		c := s[i]
 		switch {
 		case c == '%':
-			if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-				d := unhex(s[i+1])<<4 | unhex(s[i+2])
-				if isUnreserved(d) {
-					dst = append(dst, d)
-				} else {
-					dst = append(dst, '%', upperHex[d>>4], upperHex[d&15])
-				}
-				i += 2
-			} else {
-				dst = append(dst, "%25"...)
-			}
+			var n int
+			dst, n = urlx.AppendNormalizedEscape(dst, s[i:])
+			i += n - 1
 		case c == '*' && wildcard:
 			dst = append(dst, c)
 		case mustEscape(c):
@@ -184,24 +179,4 @@ func mustEscape(c byte) bool {
 		return escapeHi>>(c-64)&1 != 0
 	}
 	return true
-}
-
-// isUnreserved reports whether c is an RFC 3986 §2.3 unreserved character.
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }

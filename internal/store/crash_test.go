@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -21,8 +22,8 @@ const (
 	envCrashKills = "FRESHCRAWL_STORE_CRASH_KILLS" // default 5
 )
 
-// keepHost's queue is only ever filled by Discover and never popped, so
-// after any crash a URL of it is seen exactly when it is queued.
+// keepHost's queue is only ever filled, never taken from, so after any
+// crash a URL of it is seen exactly when it is queued.
 const keepHost = "keep.example"
 
 func TestMain(m *testing.M) {
@@ -40,8 +41,16 @@ func keepURL(run string, i, j int) string {
 	return fmt.Sprintf("https://%s/%s/%d/%d", keepHost, run, i, j)
 }
 
+// runCounter names the counter of the iterations one run has committed.
+func runCounter(run string) string { return "iterations/" + run }
+
 // crashChild writes to the store in a loop with synced commits until it is
-// killed, printing "ack <i>" after iteration i has fully committed.
+// killed, printing "ack <i>" after iteration i has committed. An iteration
+// is one transaction shaped like the crawler's commit of fetched pages: it
+// takes items off the head of a random host's queue, writes the page row
+// and a visit of keepURL(run, i, 0), queues ten new keepHost URLs and
+// thirty links on a random host (a third of them repeats), and adds one to
+// the run's counter.
 func crashChild(dir, run string) error {
 	s, err := Open(dir, Options{})
 	if err != nil {
@@ -51,41 +60,51 @@ func crashChild(dir, run string) error {
 	fmt.Fprintln(out, "ready")
 	rng := rand.New(rand.NewPCG(uint64(len(run)), uint64(time.Now().UnixNano())))
 	for i := 0; ; i++ {
-		var keep []string
-		for j := range 10 {
-			keep = append(keep, keepURL(run, i, j))
-		}
-		if _, err := s.Discover(keepHost, keep); err != nil {
+		tx := s.Begin()
+		if err := crashIteration(s, tx, rng, run, i); err != nil {
+			tx.Abort()
 			return err
 		}
-		host := fmt.Sprintf("h%d.example", rng.IntN(5))
-		var urls []string
-		for j := range 30 {
-			urls = append(urls, fmt.Sprintf("https://%s/%s/%d/%d", host, run, i, j%20)) // a third are duplicates
-		}
-		fresh, err := s.AddNew(urls)
-		if err != nil {
-			return err
-		}
-		var push []string
-		for k, u := range urls {
-			if fresh[k] {
-				push = append(push, u)
-			}
-		}
-		if err := s.Push(host, push); err != nil {
-			return err
-		}
-		if _, err := s.Pop(fmt.Sprintf("h%d.example", rng.IntN(5)), rng.IntN(40)); err != nil {
-			return err
-		}
-		now := time.Now()
-		p := Page{URL: keep[0], LastFetch: now, Status: 200, Fetches: uint32(i)}
-		if err := s.PutPage(p, Visit{Time: now, Status: 200, Changed: i%2 == 0}); err != nil {
+		if err := tx.Commit(); err != nil {
 			return err
 		}
 		fmt.Fprintln(out, "ack", i)
 	}
+}
+
+// crashIteration stages iteration i of crashChild in tx.
+func crashIteration(s *Store, tx *Txn, rng *rand.Rand, run string, i int) error {
+	from := fmt.Sprintf("h%d.example", rng.IntN(5))
+	done, err := s.Peek(from, 0, rng.IntN(40))
+	if err != nil {
+		return err
+	}
+	for _, it := range done {
+		if err := tx.Done(from, it.Seq); err != nil {
+			return err
+		}
+	}
+	now := time.Now()
+	p := Page{URL: keepURL(run, i, 0), LastFetch: now, Status: 200, Fetches: uint32(i)}
+	if err := tx.PutPage(p, &Visit{Time: now, Status: 200, Changed: i%2 == 0}); err != nil {
+		return err
+	}
+	var keep, links []Item
+	for j := range 10 {
+		keep = append(keep, Item{URL: keepURL(run, i, j)})
+	}
+	if _, _, err := tx.Enqueue(keepHost, keep, 0); err != nil {
+		return err
+	}
+	host := fmt.Sprintf("h%d.example", rng.IntN(5))
+	for j := range 30 {
+		links = append(links, Item{URL: fmt.Sprintf("https://%s/%s/%d/%d", host, run, i, j%20)}) // a third are repeats
+	}
+	if _, _, err := tx.Enqueue(host, links, 0); err != nil {
+		return err
+	}
+	tx.Add(runCounter(run), 1)
+	return nil
 }
 
 // TestCrashConsistency SIGKILLs a writing child process at random moments,
@@ -162,9 +181,11 @@ func crashOnce(t *testing.T, dir, run string, delay time.Duration) int {
 	return lastAck
 }
 
-// checkKeep verifies Discover's atomicity and durability for one run: every
-// acknowledged URL is seen, and a keepHost URL is seen if and only if it is
-// queued. The iteration after lastAck may or may not have committed.
+// checkKeep verifies the atomicity and durability of one run's
+// transactions: every acknowledged iteration is there, and each iteration
+// is there whole or not at all: its keepHost URLs seen exactly when they
+// are queued, its page row and its count in the run's counter with them.
+// The iteration after lastAck may or may not have committed.
 func checkKeep(t *testing.T, s *Store, run string, lastAck int) {
 	t.Helper()
 	queued := map[string]bool{}
@@ -176,7 +197,15 @@ func checkKeep(t *testing.T, s *Store, run string, lastAck int) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	committed := 0
 	for i := 0; i <= lastAck+1; i++ {
+		first, err := s.Seen(keepURL(run, i, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first {
+			committed++
+		}
 		for j := range 10 {
 			u := keepURL(run, i, j)
 			seen, err := s.Seen(u)
@@ -189,7 +218,20 @@ func checkKeep(t *testing.T, s *Store, run string, lastAck int) {
 			if seen != queued[u] {
 				t.Errorf("%s: seen %v but queued %v", u, seen, queued[u])
 			}
+			if seen != first {
+				t.Errorf("iteration %d partly committed: %s seen %v, %s seen %v", i, keepURL(run, i, 0), first, u, seen)
+			}
 		}
+		_, err = s.GetPage(keepURL(run, i, 0))
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			t.Fatal(err)
+		}
+		if page := err == nil; page != first {
+			t.Errorf("iteration %d partly committed: page row %v, URLs seen %v", i, page, first)
+		}
+	}
+	if n, err := s.Counter(runCounter(run)); err != nil || n != int64(committed) {
+		t.Errorf("Counter(%s) = %d, %v; want the %d iterations committed", runCounter(run), n, err, committed)
 	}
 }
 

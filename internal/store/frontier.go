@@ -45,44 +45,6 @@ func (s *Store) readMeta(host string) (queueMeta, error) {
 	return decodeMeta(v)
 }
 
-// Push appends urls to host's queue. The items and the new tail commit as
-// one batch.
-func (s *Store) Push(host string, urls []string) error {
-	if err := checkHost(host); err != nil {
-		return fmt.Errorf("store: push: %w", err)
-	}
-	if len(urls) == 0 {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := s.db.NewBatch()
-	defer b.Close()
-	if err := s.pushLocked(b, host, urls); err != nil {
-		return fmt.Errorf("store: push %s: %w", host, err)
-	}
-	if err := s.db.Apply(b, s.wopts); err != nil {
-		return fmt.Errorf("store: push %s: commit %d urls: %w", host, len(urls), err)
-	}
-	return nil
-}
-
-// pushLocked stages in b the items and new meta of host's queue. The caller
-// holds s.mu.
-func (s *Store) pushLocked(b *pebble.Batch, host string, urls []string) error {
-	m, err := s.readMeta(host)
-	if err != nil {
-		return err
-	}
-	for _, u := range urls {
-		if err := b.Set(queueKey(host, m.tail), encodeItem(Item{URL: u}), nil); err != nil {
-			return err
-		}
-		m.tail++
-	}
-	return b.Set(metaKey(host), encodeMeta(m), nil)
-}
-
 // Item is one queued URL with what the crawler needs to know about why it
 // is queued.
 type Item struct {
@@ -152,80 +114,6 @@ func (s *Store) Peek(host string, from uint64, n int) ([]QueuedItem, error) {
 		return nil, fmt.Errorf("store: peek %s: %w", host, err)
 	}
 	return out, nil
-}
-
-// Pop removes and returns up to n URLs from the head of host's queue, oldest
-// first. It returns an empty slice if the queue is empty. The removal and the
-// new head commit as one batch.
-func (s *Store) Pop(host string, n int) ([]string, error) {
-	if err := checkHost(host); err != nil {
-		return nil, fmt.Errorf("store: pop: %w", err)
-	}
-	if n <= 0 {
-		return nil, nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m, err := s.readMeta(host)
-	if err != nil {
-		return nil, fmt.Errorf("store: pop %s: %w", host, err)
-	}
-	take := min(uint64(n), m.tail-m.head)
-	if take == 0 {
-		return nil, nil
-	}
-	lo, hi := queueKey(host, m.head), queueKey(host, m.head+take)
-	urls, err := s.readRange(lo, hi, int(take))
-	if err != nil {
-		return nil, fmt.Errorf("store: pop %s: %w", host, err)
-	}
-	if uint64(len(urls)) != take {
-		return nil, fmt.Errorf("store: pop %s: found %d items in [%d,%d): %w",
-			host, len(urls), m.head, m.head+take, ErrCorrupt)
-	}
-	m.head += take
-
-	b := s.db.NewBatch()
-	defer b.Close()
-	// One range tombstone instead of take point tombstones keeps later
-	// scans of this queue cheap.
-	if err := b.DeleteRange(lo, hi, nil); err != nil {
-		return nil, fmt.Errorf("store: pop %s: %w", host, err)
-	}
-	if err := b.Set(metaKey(host), encodeMeta(m), nil); err != nil {
-		return nil, fmt.Errorf("store: pop %s: %w", host, err)
-	}
-	if err := s.db.Apply(b, s.wopts); err != nil {
-		return nil, fmt.Errorf("store: pop %s: commit: %w", host, err)
-	}
-	return urls, nil
-}
-
-// readRange returns the values of keys in [lo, hi), at most max of them.
-func (s *Store) readRange(lo, hi []byte, max int) ([]string, error) {
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, max)
-	for ok := it.First(); ok && len(out) < max; ok = it.Next() {
-		v, err := it.ValueAndErr()
-		if err != nil {
-			it.Close()
-			return nil, err
-		}
-		item, err := decodeItem(v)
-		if err != nil {
-			it.Close()
-			return nil, err
-		}
-		out = append(out, item.URL)
-	}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return nil, err
-	}
-	return out, it.Close()
 }
 
 // Len returns the number of URLs queued for host.

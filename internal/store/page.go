@@ -61,26 +61,6 @@ func visitPrefix(h urlHash) []byte {
 	return append(hashKey(prefixVisit, h), '/')
 }
 
-// PutPage writes p's state row and appends visit to p.URL's history, in one
-// batch. Call it only after the fetched content is flushed to its WARC file
-// (DESIGN.md §4). A second visit with the same Time replaces the first.
-func (s *Store) PutPage(p Page, visit Visit) error {
-	h := hashURL(p.URL)
-	b := s.db.NewBatch()
-	defer b.Close()
-	if err := b.Set(hashKey(prefixPage, h), encodePage(&p), nil); err != nil {
-		return fmt.Errorf("store: put page %s: %w", p.URL, err)
-	}
-	vk := appendTimeKey(visitPrefix(h), visit.Time)
-	if err := b.Set(vk, encodeVisit(&visit), nil); err != nil {
-		return fmt.Errorf("store: put page %s: %w", p.URL, err)
-	}
-	if err := s.db.Apply(b, s.wopts); err != nil {
-		return fmt.Errorf("store: put page %s: commit: %w", p.URL, err)
-	}
-	return nil
-}
-
 // GetPage returns url's state row, or an error wrapping ErrNotFound.
 func (s *Store) GetPage(url string) (Page, error) {
 	v, ok, err := s.get(hashKey(prefixPage, hashURL(url)))

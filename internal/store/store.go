@@ -61,7 +61,7 @@ type Options struct {
 	// DefaultMemTableSize.
 	MemTableSize uint64
 	// BloomBitsPerKey sets the bloom filter used on every LSM level, so that
-	// the Get of a URL never seen before (the common case in AddNew) rarely
+	// the Get of a URL never seen before (the common case in Txn.Enqueue) rarely
 	// touches disk. Zero means DefaultBloomBitsPerKey.
 	BloomBitsPerKey int
 	// NoSync, when true, commits batches to the write-ahead log without
@@ -98,8 +98,9 @@ type Store struct {
 	db    *pebble.DB
 	wopts *pebble.WriteOptions
 
-	// mu serialises read-modify-write commits (AddNew, Push, Pop) so that
-	// the reads they make stay valid until their batch is applied.
+	// mu is held by a Txn from Begin to Commit or Abort, so that the reads
+	// it makes (is this URL new? where does this queue end?) stay valid
+	// until its batch is applied.
 	mu        sync.Mutex
 	seenCount uint64    // mirror of the persisted m/seen counter; guarded by mu
 	known     seenCache // hashes known to be in the seen set; guarded by mu

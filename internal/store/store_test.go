@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -28,42 +29,135 @@ func closeTest(t testing.TB, s *Store) {
 	}
 }
 
-func TestAddNew(t *testing.T) {
+// mustEnqueue queues urls on host in one transaction and fails unless every
+// one of them was new.
+func mustEnqueue(t testing.TB, s *Store, host string, urls ...string) {
+	t.Helper()
+	tx := s.Begin()
+	q, d, err := tx.Enqueue(host, urlItems(urls...), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	if q != len(urls) || d != 0 {
+		t.Fatalf("Enqueue(%s, %q) = %d queued, %d dropped; want all queued", host, urls, q, d)
+	}
+}
+
+// take removes up to n items from the head of host's queue as the crawler
+// does, Peek and then Txn.Done in one transaction, and returns their URLs.
+func take(t testing.TB, s *Store, host string, n int) []string {
+	t.Helper()
+	items, err := s.Peek(host, 0, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := s.Begin()
+	var urls []string
+	for _, it := range items {
+		if err := tx.Done(host, it.Seq); err != nil {
+			t.Fatal(err)
+		}
+		urls = append(urls, it.URL)
+	}
+	mustCommit(t, tx)
+	return urls
+}
+
+func mustTake(t testing.TB, s *Store, host string, n int, want ...string) {
+	t.Helper()
+	if got := take(t, s, host, n); !slices.Equal(got, want) {
+		t.Errorf("take(%s, %d) = %q, want %q", host, n, got, want)
+	}
+}
+
+// markSeen puts urls in the seen set and in no queue, where the URLs of
+// pages fetched earlier are: queued on a host of their own in one
+// transaction and taken off in the next.
+func markSeen(t testing.TB, s *Store, urls ...string) {
+	t.Helper()
+	const host = "fetched.example"
+	if len(urls) == 0 {
+		return
+	}
+	tx := s.Begin()
+	if _, _, err := tx.Enqueue(host, urlItems(urls...), 0); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+	take(t, s, host, len(urls))
+	if n := hostsOf(t, s)[host]; n != 0 {
+		t.Fatalf("markSeen left %d items queued", n)
+	}
+}
+
+func mustPutPage(t testing.TB, s *Store, p Page, v Visit) {
+	t.Helper()
+	tx := s.Begin()
+	if err := tx.PutPage(p, &v); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, tx)
+}
+
+// TestEnqueueSeen follows the seen set through transactions of one Enqueue
+// each on one host: the first occurrence of a URL, within a call or in the
+// store's life, is queued, later ones are not, and SeenCount and Seen
+// agree. Each item's kind is its index in its batch, so the queue shows
+// which occurrence was taken.
+func TestEnqueueSeen(t *testing.T) {
 	tests := []struct {
 		name    string
+		preSeen []string // marked seen, in no queue, before the first batch
 		batches [][]string
 		fresh   [][]bool
 		count   uint64
 	}{
-		{"empty", [][]string{{}}, [][]bool{{}}, 0},
-		{"distinct", [][]string{{"a", "b", "c"}}, [][]bool{{true, true, true}}, 3},
-		{"duplicates in batch", [][]string{{"a", "b", "a", "a", "b"}},
+		{"empty", nil, [][]string{{}}, [][]bool{{}}, 0},
+		{"distinct", nil, [][]string{{"a", "b", "c"}}, [][]bool{{true, true, true}}, 3},
+		{"duplicates in batch", nil, [][]string{{"a", "b", "a", "a", "b"}},
 			[][]bool{{true, true, false, false, false}}, 2},
-		{"across batches", [][]string{{"a", "b"}, {"b", "c", "c", "a", "d"}, {"d"}},
+		{"across batches", nil, [][]string{{"a", "b"}, {"b", "c", "c", "a", "d"}, {"d"}},
 			[][]bool{{true, true}, {false, true, false, false, true}, {false}}, 4},
-		{"empty string is a key", [][]string{{"", ""}}, [][]bool{{true, false}}, 1},
+		{"empty string is a key", nil, [][]string{{"", ""}}, [][]bool{{true, false}}, 1},
+		{"seen before but queued nowhere", []string{"b"}, [][]string{{"a", "b", "c", "a"}, {"c", "d"}, {"a"}},
+			[][]bool{{true, false, true, false}, {false, true}, {false}}, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := openTest(t, t.TempDir())
 			defer closeTest(t, s)
+			markSeen(t, s, tt.preSeen...)
+			var want []QueuedItem // the queue's whole content
 			for i, batch := range tt.batches {
-				got, err := s.AddNew(batch)
+				items := make([]Item, len(batch))
+				n := 0
+				for j, u := range batch {
+					items[j] = Item{URL: u, Kind: uint8(j)}
+					if tt.fresh[i][j] {
+						want = append(want, QueuedItem{items[j], uint64(len(want))})
+						n++
+					}
+				}
+				tx := s.Begin()
+				q, d, err := tx.Enqueue("h", items, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(got, tt.fresh[i]) {
-					t.Errorf("batch %d: fresh = %v, want %v", i, got, tt.fresh[i])
+				mustCommit(t, tx)
+				if q != n || d != 0 {
+					t.Errorf("batch %d: Enqueue = %d queued, %d dropped; want %d, 0", i, q, d, n)
+				}
+				if got := peekAll(t, s, "h"); !reflect.DeepEqual(got, want) {
+					t.Errorf("batch %d (fresh %v): queue = %v, want %v", i, tt.fresh[i], got, want)
 				}
 			}
 			if got := s.SeenCount(); got != tt.count {
 				t.Errorf("SeenCount = %d, want %d", got, tt.count)
 			}
-			for _, batch := range tt.batches {
-				for _, u := range batch {
-					if ok, err := s.Seen(u); err != nil || !ok {
-						t.Errorf("Seen(%q) = %v, %v; want true", u, ok, err)
-					}
+			for _, u := range append(slices.Concat(tt.batches...), tt.preSeen...) {
+				if ok, err := s.Seen(u); err != nil || !ok {
+					t.Errorf("Seen(%q) = %v, %v; want true", u, ok, err)
 				}
 			}
 			if ok, err := s.Seen("never"); err != nil || ok {
@@ -73,8 +167,9 @@ func TestAddNew(t *testing.T) {
 	}
 }
 
-// TestFrontierModel drives random pushes and pops on a few hosts and checks
-// every result against a plain in-memory FIFO per host.
+// TestFrontierModel drives random transactions that queue new URLs on a
+// few hosts or take items off their heads, and checks every result against
+// a plain in-memory FIFO per host.
 func TestFrontierModel(t *testing.T) {
 	s := openTest(t, t.TempDir())
 	defer closeTest(t, s)
@@ -90,20 +185,15 @@ func TestFrontierModel(t *testing.T) {
 				urls = append(urls, fmt.Sprintf("https://%s/%d", h, next))
 				next++
 			}
-			if err := s.Push(h, urls); err != nil {
-				t.Fatal(err)
-			}
+			mustEnqueue(t, s, h, urls...)
 			model[h] = append(model[h], urls...)
 		} else {
 			n := rng.IntN(25)
-			got, err := s.Pop(h, n)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := take(t, s, h, n)
 			want := model[h][:min(n, len(model[h]))]
 			model[h] = model[h][len(want):]
-			if len(got) != len(want) || (len(want) > 0 && !slices.Equal(got, want)) {
-				t.Fatalf("op %d: Pop(%s, %d) = %v, want %v", op, h, n, got, want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("op %d: take(%s, %d) = %v, want %v", op, h, n, got, want)
 			}
 		}
 		if n, err := s.Len(h); err != nil || n != len(model[h]) {
@@ -121,59 +211,29 @@ func checkHosts(t *testing.T, s *Store, model map[string][]string) {
 			want[h] = len(q)
 		}
 	}
-	got := map[string]int{}
-	if err := s.Hosts(func(h string, n int) error { got[h] = n; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
+	if got := hostsOf(t, s); !reflect.DeepEqual(got, want) {
 		t.Errorf("Hosts = %v, want %v", got, want)
 	}
 }
 
+// TestFrontierEdges empties and refills a queue and stops Hosts early;
+// TestTxnInvalidHost covers invalid host names.
 func TestFrontierEdges(t *testing.T) {
 	s := openTest(t, t.TempDir())
 	defer closeTest(t, s)
-	for _, h := range []string{"", "a\x00b"} {
-		if err := s.Push(h, []string{"u"}); !errors.Is(err, ErrInvalidHost) {
-			t.Errorf("Push(%q): err = %v, want ErrInvalidHost", h, err)
-		}
-		if _, err := s.Pop(h, 1); !errors.Is(err, ErrInvalidHost) {
-			t.Errorf("Pop(%q): err = %v, want ErrInvalidHost", h, err)
-		}
-	}
-	if got, err := s.Pop("empty", 5); err != nil || len(got) != 0 {
-		t.Errorf("Pop(empty) = %v, %v", got, err)
-	}
+	mustTake(t, s, "empty", 5)
 	// Emptying a queue and refilling it must not resurrect or hide items.
-	mustPush(t, s, "h", "1", "2")
-	mustPop(t, s, "h", 5, "1", "2")
-	mustPush(t, s, "h", "3")
-	mustPop(t, s, "h", 0)
-	mustPop(t, s, "h", 5, "3")
+	mustEnqueue(t, s, "h", "1", "2")
+	mustTake(t, s, "h", 5, "1", "2")
+	mustEnqueue(t, s, "h", "3")
+	mustTake(t, s, "h", 0)
+	mustTake(t, s, "h", 5, "3")
 	stop := errors.New("stop")
-	mustPush(t, s, "h1", "x")
-	mustPush(t, s, "h2", "y")
+	mustEnqueue(t, s, "h1", "x")
+	mustEnqueue(t, s, "h2", "y")
 	calls := 0
 	if err := s.Hosts(func(string, int) error { calls++; return stop }); err != stop || calls != 1 {
 		t.Errorf("Hosts with stopping fn: err = %v after %d calls, want stop after 1", err, calls)
-	}
-}
-
-func mustPush(t *testing.T, s *Store, host string, urls ...string) {
-	t.Helper()
-	if err := s.Push(host, urls); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustPop(t *testing.T, s *Store, host string, n int, want ...string) {
-	t.Helper()
-	got, err := s.Pop(host, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("Pop(%s, %d) = %q, want %q", host, n, got, want)
 	}
 }
 
@@ -181,18 +241,17 @@ func TestPages(t *testing.T) {
 	s := openTest(t, t.TempDir())
 	defer closeTest(t, s)
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	// Visits are written out of time order; Visits must return them sorted.
-	offsets := []time.Duration{5 * time.Hour, -time.Hour, 0, 2 * time.Nanosecond, 1}
-	var want []Visit
+	// Visits are written out of time order, one time twice; Visits must
+	// return them sorted, the later write of a time in place of the earlier.
+	offsets := []time.Duration{5 * time.Hour, -time.Hour, 0, 2 * time.Nanosecond, 1, 0}
+	byTime := map[time.Time]Visit{}
 	for i, d := range offsets {
 		v := Visit{Time: t0.Add(d), Status: 200 + i, Changed: i%2 == 0, ETag: fmt.Sprint(i)}
 		p := Page{URL: "https://a/", LastFetch: v.Time, Fetches: uint32(i + 1), Status: v.Status}
-		if err := s.PutPage(p, v); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, v)
+		mustPutPage(t, s, p, v)
+		byTime[v.Time] = v
 	}
-	slices.SortFunc(want, func(a, b Visit) int { return a.Time.Compare(b.Time) })
+	want := slices.SortedFunc(maps.Values(byTime), func(a, b Visit) int { return a.Time.Compare(b.Time) })
 	got, err := s.Visits("https://a/")
 	if err != nil {
 		t.Fatal(err)
@@ -211,9 +270,7 @@ func TestPages(t *testing.T) {
 		t.Errorf("Visits(absent) = %v, %v", v, err)
 	}
 	// A URL that is a prefix of another must not see its visits.
-	if err := s.PutPage(Page{URL: "https://a"}, Visit{Time: t0}); err != nil {
-		t.Fatal(err)
-	}
+	mustPutPage(t, s, Page{URL: "https://a"}, Visit{Time: t0})
 	if v, _ := s.Visits("https://a"); len(v) != 1 {
 		t.Errorf("Visits(https://a) has %d visits, want 1", len(v))
 	}
@@ -231,86 +288,44 @@ func TestPages(t *testing.T) {
 }
 
 // TestPersistence writes every kind of record with the default (synced)
-// options, reopens the directory and reads them all back.
+// options, reopens the directory, reads them all back and carries on.
 func TestPersistence(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AddNew([]string{"u1", "u2", "u3", "u1"}); err != nil {
-		t.Fatal(err)
-	}
-	mustPush(t, s, "h", "1", "2", "3", "4")
-	mustPop(t, s, "h", 1, "1") // moves the head, so the reopened queue starts mid-sequence
-	mustPush(t, s, "g", "x")
+	markSeen(t, s, "u1", "u2", "u3", "u1")
+	mustEnqueue(t, s, "h", "1", "2", "3", "4")
+	mustTake(t, s, "h", 1, "1") // moves the head, so the reopened queue starts mid-sequence
+	mustEnqueue(t, s, "g", "x")
 	page := Page{URL: "u1", FirstSeen: time.Unix(100, 0).UTC(), Status: 200, Checksum: 42, WARCFile: "w", WARCOffset: 7}
 	visits := []Visit{{Time: time.Unix(100, 0).UTC(), Status: 200}, {Time: time.Unix(200, 0).UTC(), Status: 304}}
 	for _, v := range visits {
-		if err := s.PutPage(page, v); err != nil {
-			t.Fatal(err)
-		}
+		mustPutPage(t, s, page, v)
 	}
 	closeTest(t, s)
 
 	s = openTest(t, dir)
 	defer closeTest(t, s)
-	if n := s.SeenCount(); n != 3 {
-		t.Errorf("SeenCount after reopen = %d, want 3", n)
-	}
-	if fresh, err := s.AddNew([]string{"u2", "u4"}); err != nil || !slices.Equal(fresh, []bool{false, true}) {
-		t.Errorf("AddNew after reopen = %v, %v; want [false true]", fresh, err)
+	if n := s.SeenCount(); n != 8 {
+		t.Errorf("SeenCount after reopen = %d, want 8", n)
 	}
 	checkHosts(t, s, map[string][]string{"h": {"2", "3", "4"}, "g": {"x"}})
-	mustPush(t, s, "h", "5")
-	mustPop(t, s, "h", 10, "2", "3", "4", "5")
+	tx := s.Begin()
+	if q, d, err := tx.Enqueue("s", urlItems("u2", "u4"), 0); err != nil || q != 1 || d != 0 {
+		t.Errorf("Enqueue(u2, u4) after reopen = %d queued, %d dropped, %v; want 1, 0", q, d, err)
+	}
+	mustCommit(t, tx)
+	if got, want := peekAll(t, s, "s"), queued(0, urlItems("u4")...); !reflect.DeepEqual(got, want) {
+		t.Errorf("queue s = %v, want %v", got, want)
+	}
+	mustEnqueue(t, s, "h", "5")
+	mustTake(t, s, "h", 10, "2", "3", "4", "5")
 	if got, err := s.GetPage("u1"); err != nil || got != page {
 		t.Errorf("GetPage after reopen = %+v, %v; want %+v", got, err, page)
 	}
 	if got, err := s.Visits("u1"); err != nil || !reflect.DeepEqual(got, visits) {
 		t.Errorf("Visits after reopen = %v, %v; want %v", got, err, visits)
-	}
-}
-
-func TestDiscover(t *testing.T) {
-	s := openTest(t, t.TempDir())
-	defer closeTest(t, s)
-	if _, err := s.AddNew([]string{"b"}); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		urls   []string
-		fresh  []bool
-		queued []string // the queue's whole content afterwards
-	}{
-		{[]string{"a", "b", "c", "a"}, []bool{true, false, true, false}, []string{"a", "c"}},
-		{[]string{"c", "d"}, []bool{false, true}, []string{"a", "c", "d"}},
-		{[]string{"a"}, []bool{false}, []string{"a", "c", "d"}},
-	}
-	for i, tt := range tests {
-		fresh, err := s.Discover("h", tt.urls)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(fresh, tt.fresh) {
-			t.Errorf("step %d: fresh = %v, want %v", i, fresh, tt.fresh)
-		}
-		var got []string
-		if err := s.scan(queuePrefix("h"), func(_, v []byte) error {
-			it, err := decodeItem(v)
-			got = append(got, it.URL)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got, tt.queued) {
-			t.Errorf("step %d: queue = %v, want %v", i, got, tt.queued)
-		}
-	}
-	if n := s.SeenCount(); n != 4 {
-		t.Errorf("SeenCount = %d, want 4", n)
-	}
-	if _, err := s.Discover("", []string{"x"}); !errors.Is(err, ErrInvalidHost) {
-		t.Errorf("Discover with empty host: err = %v, want ErrInvalidHost", err)
 	}
 }

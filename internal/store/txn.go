@@ -113,7 +113,8 @@ func (t *Txn) Done(host string, seq uint64) error {
 }
 
 // PutPage stages p's state row and, if visit is not nil, appends it to the
-// page's history. The caller must have flushed the page's WARC records.
+// page's history; a visit with the Time of an earlier one replaces it. The
+// caller must have flushed the page's WARC records (DESIGN.md §4).
 func (t *Txn) PutPage(p Page, visit *Visit) error {
 	h := hashURL(p.URL)
 	if err := t.b.Set(hashKey(prefixPage, h), encodePage(&p), nil); err != nil {

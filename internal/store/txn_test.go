@@ -89,8 +89,8 @@ func TestTxnEnqueue(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		preSeen   []string            // marked seen with AddNew before the txn
-		prePushed map[string][]string // queued with Push (not marked seen)
+		preSeen   []string            // marked seen, in no queue, before the txn
+		preQueued map[string][]string // queued by an earlier txn
 		calls     []enqueue
 		want      map[string][]QueuedItem
 		seen      uint64 // SeenCount after Commit
@@ -140,10 +140,10 @@ func TestTxnEnqueue(t *testing.T) {
 		},
 		{
 			name:      "limit counts items queued before the txn",
-			prePushed: map[string][]string{"h": {"x", "y"}},
+			preQueued: map[string][]string{"h": {"x", "y"}},
 			calls:     []enqueue{{"h", urlItems("a", "b", "c"), 3, 1, 2}},
 			want:      map[string][]QueuedItem{"h": queued(0, urlItems("x", "y", "a")...)},
-			seen:      3,
+			seen:      5,
 		},
 		{
 			name:  "limit is per host",
@@ -169,11 +169,9 @@ func TestTxnEnqueue(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := openTest(t, t.TempDir())
 			defer closeTest(t, s)
-			if _, err := s.AddNew(tt.preSeen); err != nil {
-				t.Fatal(err)
-			}
-			for h, urls := range tt.prePushed {
-				mustPush(t, s, h, urls...)
+			markSeen(t, s, tt.preSeen...)
+			for h, urls := range tt.preQueued {
+				mustEnqueue(t, s, h, urls...)
 			}
 			tx := s.Begin()
 			for i, c := range tt.calls {
@@ -213,10 +211,9 @@ func TestTxnEnqueue(t *testing.T) {
 // TestEnqueueLimitAcrossCommits follows one host's limit through several
 // transactions: the limit bounds the items a queue has taken, not its
 // current length. The last step pins what happens once the queue empties:
-// its meta row, and with it the count, goes, so the host takes limit more
-// items. That is weaker than Enqueue's doc ("has ever held") and the
-// crawler's MaxURLsPerHost ("ever queued"); if the count is made to
-// outlive an empty queue, that step must change.
+// its meta row, and with it the count, stays, so the host takes no more
+// items, as Enqueue's doc ("has ever held") and the crawler's
+// MaxURLsPerHost ("ever queued") say.
 func TestEnqueueLimitAcrossCommits(t *testing.T) {
 	type op struct {
 		done            []uint64 // Done calls before the Enqueue
@@ -266,10 +263,8 @@ func TestTxnIsolation(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := openTest(t, t.TempDir())
 			defer closeTest(t, s)
-			if _, err := s.AddNew([]string{"old"}); err != nil {
-				t.Fatal(err)
-			}
-			mustPush(t, s, "h", "p0", "p1")
+			markSeen(t, s, "old")
+			mustEnqueue(t, s, "h", "p0", "p1")
 			page := Page{URL: "u1", Status: 200, Held: true, NextDue: t0}
 			visit := Visit{Time: t0.Add(-time.Hour), Status: 200}
 
@@ -319,14 +314,14 @@ func TestTxnIsolation(t *testing.T) {
 					settings: map[string]string{"scope": "site"},
 				}
 				checkState(t, s, "committed", after)
-				if n := s.SeenCount(); n != 3 {
-					t.Errorf("SeenCount after Commit = %d, want 3", n)
+				if n := s.SeenCount(); n != 5 { // old, p0, p1, a, b
+					t.Errorf("SeenCount after Commit = %d, want 5", n)
 				}
 			} else {
 				tx.Abort()
 				checkState(t, s, "aborted", before)
-				if n := s.SeenCount(); n != 1 {
-					t.Errorf("SeenCount after Abort = %d, want 1", n)
+				if n := s.SeenCount(); n != 3 { // old, p0, p1
+					t.Errorf("SeenCount after Abort = %d, want 3", n)
 				}
 			}
 			// Ending the txn released the store: a second one can start and

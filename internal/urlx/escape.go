@@ -85,14 +85,10 @@ func appendEscaped(dst []byte, s string, ok *[256]bool) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			d := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if unreserved[d] {
-				dst = append(dst, d)
-			} else {
-				dst = append(dst, '%', upperHex[d>>4], upperHex[d&15])
-			}
-			i += 2
+		case c == '%':
+			var n int
+			dst, n = AppendNormalizedEscape(dst, s[i:])
+			i += n - 1
 		case ok[c]:
 			dst = append(dst, c)
 		default:
@@ -100,6 +96,23 @@ func appendEscaped(dst []byte, s string, ok *[256]bool) []byte {
 		}
 	}
 	return dst
+}
+
+// AppendNormalizedEscape appends to dst the normal form of the
+// percent-escape that s starts with, and returns the extended slice and how
+// many bytes of s it read. An escape ('%' and two hex digits, RFC 3986
+// §2.1) of an unreserved octet is decoded and any other is written in
+// upper-case hex (§6.2.2.1, §6.2.2.2); both read 3 bytes. A '%' that
+// starts no escape is written "%25" and reads 1. s must start with '%'.
+func AppendNormalizedEscape(dst []byte, s string) ([]byte, int) {
+	if len(s) < 3 || !isHex(s[1]) || !isHex(s[2]) {
+		return append(dst, "%25"...), 1
+	}
+	d := unhex(s[1])<<4 | unhex(s[2])
+	if unreserved[d] {
+		return append(dst, d), 3
+	}
+	return append(dst, '%', upperHex[d>>4], upperHex[d&15]), 3
 }
 
 func isHex(c byte) bool {
