@@ -1188,6 +1188,8 @@ func testValidators(t *testing.T, mode string) {
 	events := map[string]int{}
 	revised := map[string]bool{} // pages revisited in the second crawl
 	var revisedN atomic.Int64    // len(revised), for the crawl's stop condition
+	firstRevised := map[string]bool{}
+	var heldN, firstRevisedN atomic.Int64 // for the first crawl's stop condition
 	second := false
 	var bad []string
 	onFetch := func(ev Event) {
@@ -1204,6 +1206,10 @@ func testValidators(t *testing.T, mode string) {
 		}
 		if had {
 			tl.revisits++
+		}
+		if !second && had && !firstRevised[ev.URL] {
+			firstRevised[ev.URL] = true
+			firstRevisedN.Add(1)
 		}
 		if second && had && !revised[ev.URL] {
 			revised[ev.URL] = true
@@ -1229,6 +1235,9 @@ func testValidators(t *testing.T, mode string) {
 				tl.same200++
 			}
 			held[ev.URL] = v
+			if !had {
+				heldN.Add(1)
+			}
 			delete(stale, ev.URL)
 		case http.StatusNotModified:
 			tl.notMod++
@@ -1249,9 +1258,14 @@ func testValidators(t *testing.T, mode string) {
 			c.OnFetch = onFetch
 		}})
 	}
-	// In the first crawl nothing changes: every 304 is true.
+	// In the first crawl nothing changes: every 304 is true. It lasts
+	// until every allowed page is held and revisited (a fixed 2.5 s was
+	// too short on a loaded machine), or 15 s.
+	want := e.allowed()
 	e.clock.Set(validatorsFirst)
-	r1 := crawl(2500*time.Millisecond, nil, nil)
+	r1 := crawl(15*time.Second, func() bool {
+		return heldN.Load() >= int64(len(want)) && firstRevisedN.Load() >= int64(len(want))
+	}, nil)
 	heldFirst := int64(len(held))
 	firstFalse := tallies["honest"].false304 + tallies[mode].false304
 	e.clock.Set(validatorsSecond)
@@ -1287,7 +1301,6 @@ func testValidators(t *testing.T, mode string) {
 	if firstFalse != 0 {
 		t.Errorf("%d false 304s while nothing changed", firstFalse)
 	}
-	want := e.allowed()
 	if got := countIn(r2.held, want); got != len(want) {
 		t.Errorf("held %d of %d allowed pages, want all", got, len(want))
 	}
