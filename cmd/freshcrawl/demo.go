@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -40,6 +41,10 @@ which simweb knows because it knows which version of every page is live.
   held    the same share among the pages held
   age     mean age of the held copies, in simulated time (dissertation §5.2:
           how long a copy has been out of date; 0 if fresh)
+  rate within 2×
+          of the pages fetched at least three times, the share whose
+          estimated change rate (dissertation ch. 6, paper 001) is within a
+          factor of 2 of simweb's true rate, and how many there are
 
 Simulated time runs -speed times faster than wall time; politeness (the
 per-host delay, robots.txt Crawl-delay) is in wall time. Stop with Ctrl-C.
@@ -85,7 +90,7 @@ Flags:
 		ctx, cancel = context.WithTimeout(ctx, *runFor)
 		defer cancel()
 	}
-	d := &demo{web: web, copies: map[string]uint32{}, stdout: stdout, stderr: stderr}
+	d := &demo{web: web, copies: map[string]uint32{}, rates: map[string]estimated{}, stdout: stdout, stderr: stderr}
 	return d.run(ctx, *dataDir, *control, *budget, *delay, *every, *verbose)
 }
 
@@ -96,8 +101,19 @@ type demo struct {
 	stdout, stderr io.Writer
 
 	mu     sync.Mutex
-	copies map[string]uint32 // URL → version held
+	copies map[string]uint32    // URL → version held
+	rates  map[string]estimated // URL → the crawler's change-rate estimate
 }
+
+// estimated is the crawler's latest change-rate estimate of a page.
+type estimated struct {
+	rate    float64 // changes per wall-clock second
+	fetches uint32
+}
+
+// rateCheckFetches is the fetches a page needs before the demo compares
+// its estimated change rate with the truth: two intervals observed.
+const rateCheckFetches = 3
 
 // observe is the crawler's OnFetch hook: it records which version of a
 // page the collection now holds.
@@ -107,9 +123,13 @@ func (d *demo) observe(e crawler.Event) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if e.Rate > 0 {
+		d.rates[e.URL] = estimated{rate: e.Rate, fetches: e.Fetches}
+	}
 	switch {
 	case !e.Held:
 		delete(d.copies, e.URL)
+		delete(d.rates, e.URL)
 	case e.Body != nil:
 		if v, ok := simweb.VersionOf(e.Body); ok {
 			d.copies[e.URL] = v
@@ -126,6 +146,36 @@ func (d *demo) quality() simweb.Quality {
 	}
 	d.mu.Unlock()
 	return d.web.Evaluate(d.web.Clock().Now(), copies)
+}
+
+// rateAccuracy compares the crawler's change-rate estimates with simweb's
+// true rates, over the pages fetched at least rateCheckFetches times: it
+// returns how many there are and the share estimated within a factor of 2.
+func (d *demo) rateAccuracy() (n int, within2 float64) {
+	now := d.web.Clock().Now()
+	speed := d.web.Config().Speed
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	good := 0
+	for u, e := range d.rates {
+		if e.fetches < rateCheckFetches {
+			continue
+		}
+		truth, err := d.web.Truth(u, now)
+		if err != nil || truth.Rate <= 0 {
+			continue
+		}
+		// simweb's rate is per simulated day; the crawler's per wall second.
+		ratio := e.rate / (truth.Rate / 86400 * speed)
+		n++
+		if ratio >= 0.5 && ratio <= 2 {
+			good++
+		}
+	}
+	if n == 0 {
+		return 0, math.NaN()
+	}
+	return n, float64(good) / float64(n)
 }
 
 func (d *demo) run(ctx context.Context, dataDir, control string, budget float64, delay, every time.Duration, verbose bool) int {
@@ -182,6 +232,8 @@ func (d *demo) run(ctx context.Context, dataDir, control string, budget float64,
 		Fetch:    fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}},
 		Logger:   slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: level})),
 		OnFetch:  d.observe,
+		// Last-Modified and Date come from simweb's simulated clock.
+		TimeScale: d.web.Config().Speed,
 	})
 	if err != nil {
 		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
@@ -194,7 +246,7 @@ func (d *demo) run(ctx context.Context, dataDir, control string, budget float64,
 	fmt.Fprintf(d.stdout, "demo: budget %g fetches/s: each page once every %v wall = %s simulated, while a fifth of the pages change more than once a day\n",
 		budget, cycle.Round(time.Second), simDuration(time.Duration(float64(cycle)*cfg.Speed)))
 	fmt.Fprintf(d.stdout, "demo: crawl data in %s\n", dataDir)
-	fmt.Fprintf(d.stdout, "%7s %9s %13s %9s %7s %7s %11s\n", "wall", "simulated", "held", "fetch/s", "fresh", "held", "age(held)")
+	fmt.Fprintf(d.stdout, "%7s %9s %13s %9s %7s %7s %11s %15s\n", "wall", "simulated", "held", "fetch/s", "fresh", "held", "age(held)", "rate within 2×")
 
 	done := make(chan error, 1)
 	start := time.Now()
@@ -210,9 +262,13 @@ func (d *demo) run(ctx context.Context, dataDir, control string, budget float64,
 		rate := float64(st.Requests-lastReq) / now.Sub(last).Seconds()
 		lastReq, last = st.Requests, now
 		webFresh := float64(q.Fresh) / float64(pages)
-		fmt.Fprintf(d.stdout, "%7s %9s %6d/%-6d %9.1f %7.3f %7.3f %11s\n",
+		est := "-"
+		if n, within := d.rateAccuracy(); n > 0 {
+			est = fmt.Sprintf("%.2f of %d", within, n)
+		}
+		fmt.Fprintf(d.stdout, "%7s %9s %6d/%-6d %9.1f %7.3f %7.3f %11s %15s\n",
 			now.Sub(start).Round(time.Second), simDuration(d.web.Clock().Now()), q.Pages, pages, rate,
-			webFresh, q.Freshness, simDuration(q.MeanAge))
+			webFresh, q.Freshness, simDuration(q.MeanAge), est)
 	}
 	var runErr error
 loop:

@@ -112,6 +112,16 @@ func writeStatus(w io.Writer, st crawler.DataStatus, now time.Time) {
 	} else {
 		line("last fetch", "%s", when(st.LastFetch, now))
 	}
+	r := st.Rates
+	if r.Median > 0 {
+		b := r.ByClass
+		line("change rates", "median %s; pages held changing hourly or more %d, daily %d, weekly %d, monthly %d, rarer %d",
+			perDay(r.Median), b.Hourly, b.Daily, b.Weekly, b.Monthly, b.Rarer)
+		line("", "%d pages revisited, %d revisits compared (the rest have the prior's estimate)", r.Observed, r.Observations)
+	} else {
+		line("change rates", "none estimated yet")
+	}
+	line("Last-Modified", "trusted on %d hosts, distrusted on %d, unproven on %d", r.LMTrusted, r.LMDistrusted, r.LMUnproven)
 	line("scope", "%s; %s", names(len(st.ScopeHosts), "host", st.ScopeHosts), names(len(st.ScopeSites), "site", st.ScopeSites))
 	if st.WARC.Files == 0 {
 		line("WARC files", "none")
@@ -119,6 +129,18 @@ func writeStatus(w io.Writer, st crawler.DataStatus, now time.Time) {
 		line("WARC files", "%d, %s; newest %s", st.WARC.Files, byteSize(st.WARC.Bytes), st.WARC.Newest)
 	}
 	tw.Flush()
+}
+
+// perDay formats a change rate given in changes per day in human units.
+func perDay(r float64) string {
+	switch {
+	case r >= 1:
+		return fmt.Sprintf("%.3g changes/day", r)
+	case r >= 1.0/7:
+		return fmt.Sprintf("%.3g changes/week", r*7)
+	default:
+		return fmt.Sprintf("%.3g changes/month", r*30)
+	}
 }
 
 // when formats t in UTC with its distance from now.

@@ -113,6 +113,7 @@ func (c *Crawler) event(o *outcome, r *record) Event {
 	e := Event{
 		URL: pr.item.URL, Time: r.page.LastFetch, Status: r.page.Status, Sitemap: pr.item.Kind == KindSitemap,
 		Changed: r.visit != nil && r.visit.Changed, Held: r.page.Held,
+		Fetches: r.page.Fetches, Rate: r.page.Rate,
 	}
 	if pr.fetchErr != nil {
 		e.Err = reason(pr.fetchErr)
@@ -182,6 +183,9 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		if v.LastModified != "" {
 			p.LastModified = v.LastModified
 		}
+		if pr.item.Kind == KindPage {
+			c.observe(o.t.h, pr.prev, pr.known, false, resp, p, v, now)
+		}
 	case s >= 200 && s < 300:
 		v.Changed = pr.changed
 		if pr.changed {
@@ -190,6 +194,9 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		p.Checksum = pr.checksum
 		p.ETag, p.LastModified = v.ETag, v.LastModified
 		p.Held = true
+		if pr.item.Kind == KindPage {
+			c.observe(o.t.h, pr.prev, pr.known, pr.changed, resp, p, v, now)
+		}
 	case s >= 300 && s < 400:
 		p.Held, p.Location = false, resp.Location
 	case s >= 500 || s == http.StatusTooManyRequests:
@@ -324,6 +331,9 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		}
 	}
 	if err := txn.PutPage(r.page, r.visit); err != nil {
+		return err
+	}
+	if err := c.stageSite(txn, o.t.h); err != nil {
 		return err
 	}
 	// The due entry to move: the one this revisit came from, else the one

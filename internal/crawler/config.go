@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
@@ -110,7 +111,20 @@ type Config struct {
 	// (network error, 5xx, 429 after MaxAttempts tries) keeps its host
 	// shut; zero means 10 minutes.
 	RobotsErrorTTL time.Duration
+	// ChangeDecay is the time constant of the change-rate estimators'
+	// forgetting: an observation made that long ago weighs 1/e of a new
+	// one, so estimates follow pages whose rate changes. Zero means
+	// DefaultChangeMemory revisit intervals; negative, no forgetting.
+	ChangeDecay time.Duration
+	// TimeScale is how many seconds pass on the servers' clocks for each
+	// second of the crawler's: 1 on the real web, the speed-up of a
+	// simulated web like simweb's. It relates Last-Modified ages to the
+	// crawler's clock. Zero means 1.
+	TimeScale float64
 }
+
+// DefaultChangeMemory is the default ChangeDecay in revisit intervals.
+const DefaultChangeMemory = 50
 
 // ErrConfig is wrapped by New's errors about the configuration.
 var ErrConfig = errors.New("invalid crawl configuration")
@@ -180,6 +194,12 @@ func (c *Config) defaults() error {
 	}
 	if c.RobotsErrorTTL <= 0 {
 		c.RobotsErrorTTL = 10 * time.Minute
+	}
+	switch {
+	case c.TimeScale == 0:
+		c.TimeScale = 1
+	case !(c.TimeScale > 0) || math.IsInf(c.TimeScale, 1):
+		return fmt.Errorf("%w: time scale %g", ErrConfig, c.TimeScale)
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -49,6 +50,11 @@ type Event struct {
 	Sitemap bool   // the URL is a sitemap, not a page of the collection
 	Changed bool   // the content differs from the copy held before
 	Held    bool   // the page is in the collection now
+	// Fetches counts the page's fetches so far, this one included; Rate
+	// is its estimated change rate after this one, in changes per second
+	// (0 before any estimate).
+	Fetches uint32
+	Rate    float64
 	// Body is the decoded content of a 2xx answer; nil otherwise (a 304
 	// means the held copy is still current). Valid only during the call.
 	Body []byte
@@ -101,6 +107,9 @@ type Crawler struct {
 	// run, so that it is logged once; only enqueue, which runs on the
 	// committer (or in New), uses it.
 	urlLimited map[string]bool
+	// basePrior is the change-rate prior of pages of a site with too
+	// little history of its own.
+	basePrior change.Prior
 
 	failOnce sync.Once
 	fatal    chan error
@@ -120,7 +129,8 @@ func New(cfg Config) (*Crawler, error) {
 		sched:      newScheduler(),
 		fatal:      make(chan error, 1),
 		scopeHosts: map[string]bool{}, scopeSites: map[string]bool{}, urlLimited: map[string]bool{},
-		robots: robots.NewCache(robots.CacheConfig{TTL: cfg.RobotsTTL, ErrorTTL: cfg.RobotsErrorTTL, MaxEntries: 1 << 20}),
+		robots:    robots.NewCache(robots.CacheConfig{TTL: cfg.RobotsTTL, ErrorTTL: cfg.RobotsErrorTTL, MaxEntries: 1 << 20}),
+		basePrior: defaultPrior(cfg.TimeScale),
 	}
 	seeds, err := canonicalSeeds(cfg.Seeds)
 	if err != nil {

@@ -47,6 +47,9 @@ type host struct {
 	// politeness rate never fetch a new URL; alternating gives each at
 	// least half. The worker owns it while the host is busy.
 	newTurn bool
+	// change is what is known of the host's changes and validators; nil
+	// until its first outcome commits.
+	change *siteChange
 
 	wake time.Time // heap key: when the host next has work it may do
 	idx  int       // heap index, -1 when not in the heap

@@ -2,12 +2,15 @@ package crawler
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -47,6 +50,53 @@ type DataStatus struct {
 	ScopeHosts []string   `json:"scope_hosts"`
 	ScopeSites []string   `json:"scope_sites"`
 	WARC       WARCStatus `json:"warc"`
+	// Rates summarises the change-rate estimates of the pages held.
+	Rates RateStatus `json:"change_rates"`
+}
+
+// RateStatus summarises the change-rate estimates of the pages held and
+// the trust the crawler places in its sites' validators.
+type RateStatus struct {
+	// Observed is the held pages with at least one revisit compared with
+	// the visit before; Observations sums those comparisons.
+	Observed     int64 `json:"pages_observed"`
+	Observations int64 `json:"observations"`
+	// Median is the median estimated rate of the held pages, in changes
+	// per day; NaN-free: 0 when no page has an estimate.
+	Median float64 `json:"median_changes_per_day"`
+	// ByClass counts held pages by estimated rate (changes per day):
+	// at least hourly, daily (1–24), weekly (1/7–1), monthly (1/30–1/7),
+	// rarer.
+	ByClass RateClasses `json:"pages_by_rate"`
+	// Sites counts the hosts whose Last-Modified the crawler trusts,
+	// distrusts (it disagreed with the content), or has not yet judged.
+	LMTrusted    int `json:"sites_last_modified_trusted"`
+	LMDistrusted int `json:"sites_last_modified_distrusted"`
+	LMUnproven   int `json:"sites_last_modified_unproven"`
+}
+
+// RateClasses counts pages by estimated change rate.
+type RateClasses struct {
+	Hourly  int64 `json:"hourly_or_more"`
+	Daily   int64 `json:"daily"`
+	Weekly  int64 `json:"weekly"`
+	Monthly int64 `json:"monthly"`
+	Rarer   int64 `json:"rarer"`
+}
+
+func (c *RateClasses) add(perDay float64) {
+	switch {
+	case perDay >= 24:
+		c.Hourly++
+	case perDay >= 1:
+		c.Daily++
+	case perDay >= 1.0/7:
+		c.Weekly++
+	case perDay >= 1.0/30:
+		c.Monthly++
+	default:
+		c.Rarer++
+	}
 }
 
 // StatusClasses counts page rows by the HTTP status class of their last
@@ -136,10 +186,32 @@ func ReadStatus(dir string, now time.Time) (DataStatus, error) {
 	if err := st.readScope(s); err != nil {
 		return DataStatus{}, err
 	}
+	if err := st.Rates.readSites(s); err != nil {
+		return DataStatus{}, err
+	}
 	if st.WARC, err = readWARCDir(filepath.Join(dir, "warc")); err != nil {
 		return DataStatus{}, err
 	}
 	return st, nil
+}
+
+// readSites judges each host's Last-Modified as the crawler does.
+func (r *RateStatus) readSites(s *store.Store) error {
+	return s.Settings("site/", func(name, v string) error {
+		site, err := decodeSite(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		switch {
+		case site.lm.trusted():
+			r.LMTrusted++
+		case site.lm.distrusted():
+			r.LMDistrusted++
+		default:
+			r.LMUnproven++
+		}
+		return nil
+	})
 }
 
 // openReadOnly opens the store of the existing data directory dir for
@@ -186,7 +258,24 @@ func (st *DataStatus) readQueues(s *store.Store) error {
 // readPages sums the page rows, sitemaps apart; a revisit due at or before
 // now is overdue.
 func (st *DataStatus) readPages(s *store.Store, now time.Time) error {
+	var rates []float64
+	defer func() {
+		if len(rates) > 0 {
+			slices.Sort(rates)
+			st.Rates.Median = rates[len(rates)/2]
+		}
+	}()
 	return s.ForEachPage(func(p store.Page) error {
+		if p.Held && p.Kind == KindPage && p.Rate > 0 {
+			perDay := p.Rate * 86400
+			rates = append(rates, perDay)
+			st.Rates.ByClass.add(perDay)
+			var cs change.Stats
+			if cs.UnmarshalBinary(p.Change) == nil && cs.Count() > 0 {
+				st.Rates.Observed++
+				st.Rates.Observations += int64(cs.Count())
+			}
+		}
 		st.Fetches += uint64(p.Fetches)
 		st.Changes += uint64(p.Changes)
 		if p.Kind == KindSitemap {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
@@ -146,13 +147,55 @@ func TestReadStatus(t *testing.T) {
 	}
 	var due []time.Time
 	dueHosts := map[string]bool{}
+	var rates []float64
 	err = s.ForEachPage(func(p store.Page) error {
 		if !p.NextDue.IsZero() {
 			due = append(due, p.NextDue)
 			dueHosts[urlx.Host(p.URL)] = true
 		}
+		if p.Held && p.Kind == KindPage && p.Rate > 0 {
+			perDay := p.Rate * 86400
+			rates = append(rates, perDay)
+			c := &want.Rates.ByClass
+			switch {
+			case perDay >= 24:
+				c.Hourly++
+			case perDay >= 1:
+				c.Daily++
+			case perDay >= 1.0/7:
+				c.Weekly++
+			case perDay >= 1.0/30:
+				c.Monthly++
+			default:
+				c.Rarer++
+			}
+			var cs change.Stats
+			if err := cs.UnmarshalBinary(p.Change); err != nil {
+				return err
+			}
+			if cs.Count() > 0 {
+				want.Rates.Observed++
+				want.Rates.Observations += int64(cs.Count())
+			}
+		}
 		return nil
 	})
+	if err == nil {
+		err = s.Settings("site/", func(_ string, v string) error {
+			site, err := decodeSite(v)
+			switch {
+			case err != nil:
+				return err
+			case site.lm.trusted():
+				want.Rates.LMTrusted++
+			case site.lm.distrusted():
+				want.Rates.LMDistrusted++
+			default:
+				want.Rates.LMUnproven++
+			}
+			return nil
+		})
+	}
 	if err == nil {
 		err = s.Hosts(func(_ string, n int) error {
 			if n > 0 {
@@ -166,6 +209,16 @@ func TestReadStatus(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+	// Revisits every 500 ms: every held page has an estimate, and those
+	// revisited have observations.
+	if int64(len(rates)) != stats.Held || want.Rates.Observed == 0 {
+		t.Errorf("%d of %d pages held have a change rate, %d have observations: want all, some",
+			len(rates), stats.Held, want.Rates.Observed)
+	}
+	if len(rates) > 0 {
+		slices.Sort(rates)
+		want.Rates.Median = rates[len(rates)/2]
 	}
 	slices.SortFunc(due, time.Time.Compare)
 	if len(due) < int(stats.Held) {

@@ -299,7 +299,7 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 	}
 	o.url = cand.item.URL
 	req := fetch.Request{URL: cand.item.URL}
-	if pr.known && pr.prev.Held {
+	if pr.known && pr.prev.Held && o.t.h.change.conditional() {
 		req.ETag, req.LastModified = pr.prev.ETag, pr.prev.LastModified
 	}
 	resp, ferr := c.fetcher.Fetch(ctx, req)

@@ -10,8 +10,10 @@ import (
 // Record format versions. A decoder rejects versions it does not know, so a
 // newer binary's rows are never silently misread by an older one.
 const (
-	pageVersion  = 2
-	visitVersion = 1
+	// pageVersion 3 added Change and Rate; rows of version 2 still decode.
+	pageVersion = 3
+	// visitVersion 2 added Modified; rows of version 1 still decode.
+	visitVersion = 2
 )
 
 func beUint64(b []byte) uint64 { return binary.BigEndian.Uint64(b) }
@@ -94,6 +96,20 @@ func (d *decoder) uint32() uint32 {
 	return uint32(v)
 }
 
+// uint64 reads 8 big-endian bytes.
+func (d *decoder) uint64() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) < 8 {
+		d.fail()
+		return 0
+	}
+	v := binary.BigEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
 func (d *decoder) string() string {
 	n := d.uvarint()
 	if n > uint64(len(d.b)) {
@@ -160,13 +176,16 @@ func encodePage(p *Page) []byte {
 	b = appendString(b, p.PayloadDigest)
 	b = appendString(b, p.RecordID)
 	b = appendTime(b, p.CaptureTime)
-	return appendString(b, p.Location)
+	b = appendString(b, p.Location)
+	b = appendString(b, string(p.Change))
+	return binary.BigEndian.AppendUint64(b, math.Float64bits(p.Rate))
 }
 
 func decodePage(b []byte) (Page, error) {
 	d := decoder{b: b}
 	var p Page
-	if v := d.byte(); d.err == nil && v != pageVersion {
+	v := d.byte()
+	if d.err == nil && v != pageVersion && v != 2 {
 		return Page{}, fmt.Errorf("decode page: version %d: %w", v, ErrCorrupt)
 	}
 	p.URL = d.string()
@@ -193,6 +212,12 @@ func decodePage(b []byte) (Page, error) {
 	p.RecordID = d.string()
 	p.CaptureTime = d.time()
 	p.Location = d.string()
+	if v >= 3 {
+		if c := d.string(); c != "" {
+			p.Change = []byte(c)
+		}
+		p.Rate = math.Float64frombits(d.uint64())
+	}
 	if err := d.finish("page"); err != nil {
 		return Page{}, err
 	}
@@ -210,13 +235,15 @@ func encodeVisit(v *Visit) []byte {
 	}
 	b = append(b, changed)
 	b = appendString(b, v.LastModified)
-	return appendString(b, v.ETag)
+	b = appendString(b, v.ETag)
+	return appendTime(b, v.Modified)
 }
 
 func decodeVisit(b []byte) (Visit, error) {
 	d := decoder{b: b}
 	var v Visit
-	if ver := d.byte(); d.err == nil && ver != visitVersion {
+	ver := d.byte()
+	if d.err == nil && ver != visitVersion && ver != 1 {
 		return Visit{}, fmt.Errorf("decode visit: version %d: %w", ver, ErrCorrupt)
 	}
 	v.Time = d.time()
@@ -230,6 +257,9 @@ func decodeVisit(b []byte) (Visit, error) {
 	}
 	v.LastModified = d.string()
 	v.ETag = d.string()
+	if ver >= 2 {
+		v.Modified = d.time()
+	}
 	if err := d.finish("visit"); err != nil {
 		return Visit{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -40,6 +41,9 @@ func TestPageRoundTrip(t *testing.T) {
 		{"record id alone", Page{RecordID: "r"}},
 		{"capture time alone", Page{CaptureTime: time.Unix(1, 1).UTC()}},
 		{"location alone", Page{Location: "l"}},
+		{"change alone", Page{Change: []byte{1, 0, 0xff}}},
+		{"rate alone", Page{Rate: 1.5e-5}},
+		{"rate infinite", Page{Rate: math.Inf(1)}},
 		{"max", Page{
 			URL:       string(bytes.Repeat([]byte("x"), 1<<16)),
 			FirstSeen: maxTime, LastFetch: maxTime,
@@ -49,6 +53,7 @@ func TestPageRoundTrip(t *testing.T) {
 			WARCFile: "w", WARCOffset: math.MaxInt64,
 			Kind: math.MaxUint8, Held: true, NextDue: maxTime, CaptureTime: maxTime,
 			PayloadDigest: "\xff", RecordID: string(bytes.Repeat([]byte("r"), 300)), Location: "\x00",
+			Change: bytes.Repeat([]byte{0xff}, 5000), Rate: math.MaxFloat64,
 		}},
 		{"min", Page{
 			FirstSeen:   time.Unix(-1<<62, 0).UTC(),
@@ -65,7 +70,7 @@ func TestPageRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.p {
+			if !reflect.DeepEqual(got, tt.p) {
 				t.Errorf("round trip:\n got %+v\nwant %+v", got, tt.p)
 			}
 		})
@@ -83,6 +88,7 @@ func TestVisitRoundTrip(t *testing.T) {
 		{"max", Visit{Time: maxTime, Status: math.MaxInt, Changed: true,
 			LastModified: string(bytes.Repeat([]byte{0xff}, 1000)), ETag: "\x00"}},
 		{"min", Visit{Time: time.Unix(-1<<62, 1).UTC(), Status: math.MinInt}},
+		{"modified", Visit{Time: time.Unix(100, 0).UTC(), Status: 200, Modified: time.Unix(40, 5).UTC()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,10 +153,10 @@ func TestDecodeCorrupt(t *testing.T) {
 // each page has exactly one encoding.
 func TestPageHeldByte(t *testing.T) {
 	// With every field after Kind empty, Held is the byte after Kind, which
-	// is followed by five one-byte fields (two zero times, three empty
-	// strings).
+	// is followed by six one-byte fields (two zero times, four empty
+	// strings) and the 8-byte Rate.
 	enc := encodePage(&Page{Kind: 0xab})
-	i := len(enc) - 6
+	i := len(enc) - 15
 	if enc[i-1] != 0xab || enc[i] != 0 {
 		t.Fatalf("layout changed: %x", enc)
 	}
@@ -236,4 +242,33 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeOlderVersions checks that rows written before the change-rate
+// fields existed (page version 2, visit version 1) still decode.
+func TestDecodeOlderVersions(t *testing.T) {
+	p := Page{URL: "u", Status: 200, Held: true, Change: []byte{1}, Rate: 2}
+	b := encodePage(&p)
+	// A version-2 row is the same bytes without Change and Rate.
+	old := append([]byte{2}, b[1:len(b)-len(appendString(nil, string(p.Change)))-8]...)
+	got, err := decodePage(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Page{URL: "u", Status: 200, Held: true}); !reflect.DeepEqual(got, want) {
+		t.Errorf("version 2 page = %+v, want %+v", got, want)
+	}
+	v := Visit{Time: time.Unix(5, 0).UTC(), Status: 304, Modified: time.Unix(1, 0).UTC()}
+	vb := encodeVisit(&v)
+	oldV := append([]byte{1}, vb[1:len(vb)-len(appendTime(nil, v.Modified))]...)
+	gotV, err := decodeVisit(oldV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Visit{Time: v.Time, Status: 304}); gotV != want {
+		t.Errorf("version 1 visit = %+v, want %+v", gotV, want)
+	}
+	if _, err := decodePage(append([]byte{1}, b[1:]...)); err == nil {
+		t.Error("a version-1 page row decoded")
+	}
 }

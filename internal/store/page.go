@@ -43,6 +43,11 @@ type Page struct {
 	CaptureTime             time.Time
 	// Location is the target of a redirect (3xx) answer.
 	Location string
+	// Change is the page's change history summarised for the change-rate
+	// estimators (an encoded change.Stats); the store keeps it opaque.
+	Change []byte
+	// Rate is the page's estimated change rate, in changes per second.
+	Rate float64
 }
 
 // Visit is one fetch of a page as the change-rate estimators see it.
@@ -55,6 +60,10 @@ type Visit struct {
 	Changed bool
 	// LastModified and ETag are the response's validators, if any.
 	LastModified, ETag string
+	// Modified is when the page last changed as far as the crawler
+	// trusted the site to say (its Last-Modified, on the crawler's clock);
+	// zero if unknown or not trusted.
+	Modified time.Time
 }
 
 func visitPrefix(h urlHash) []byte {

@@ -322,7 +322,7 @@ func TestPersistence(t *testing.T) {
 	}
 	mustEnqueue(t, s, "h", "5")
 	mustTake(t, s, "h", 10, "2", "3", "4", "5")
-	if got, err := s.GetPage("u1"); err != nil || got != page {
+	if got, err := s.GetPage("u1"); err != nil || !reflect.DeepEqual(got, page) {
 		t.Errorf("GetPage after reopen = %+v, %v; want %+v", got, err, page)
 	}
 	if got, err := s.Visits("u1"); err != nil || !reflect.DeepEqual(got, visits) {

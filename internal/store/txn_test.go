@@ -373,7 +373,7 @@ func checkState(t *testing.T, s *Store, when string, want state) {
 	for _, u := range []string{"u1", "u2"} {
 		p, err := s.GetPage(u)
 		if wp, ok := want.pages[u]; ok {
-			if err != nil || p != wp {
+			if err != nil || !reflect.DeepEqual(p, wp) {
 				t.Errorf("%s: GetPage(%s) = %+v, %v; want %+v", when, u, p, err, wp)
 			}
 		} else if !errors.Is(err, ErrNotFound) {
@@ -1054,7 +1054,7 @@ func TestTxnPersistence(t *testing.T) {
 	if n := s.SeenCount(); n != 4 {
 		t.Errorf("SeenCount = %d, want 4", n)
 	}
-	if got, err := s.GetPage(page.URL); err != nil || got != page {
+	if got, err := s.GetPage(page.URL); err != nil || !reflect.DeepEqual(got, page) {
 		t.Errorf("GetPage = %+v, %v; want %+v", got, err, page)
 	}
 	if got, err := s.Visits(page.URL); err != nil || !reflect.DeepEqual(got, []Visit{visit}) {

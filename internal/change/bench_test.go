@@ -1,0 +1,154 @@
+package change
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// updateObservations returns n observations of a page of rate 1/(24 h)
+// visited every 8 h ± 50 %, the regime of paper 001's experiments, with
+// Last-Modified on every visit.
+func updateObservations(n int) []Observation {
+	rng := rand.New(rand.NewPCG(8, 24))
+	obs := make([]Observation, n)
+	for i := range obs {
+		iv := 8 * hour * (0.5 + rng.Float64())
+		back := rng.ExpFloat64() * 24 * hour
+		obs[i] = Observation{Interval: iv, Changed: back < iv, SinceModified: back}
+	}
+	return obs
+}
+
+// BenchmarkUpdate measures the crawler's per-visit cost: Stats.Add of the
+// visit's observation, then re-estimating with each estimator. prior-mle is
+// the default; its solve starts from the root cached in the Stats.
+func BenchmarkUpdate(b *testing.B) {
+	obs := updateObservations(1024)
+	for _, est := range All() {
+		for _, decay := range []float64{0, 30 * day} {
+			b.Run(fmt.Sprintf("%s/decay=%v", est.Name(), decay > 0), func(b *testing.B) {
+				s := Stats{Decay: decay}
+				at := 0.0
+				var sink float64
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					o := obs[i&1023]
+					at += o.Interval
+					s.Add(o, at)
+					sink += est.Estimate(&s).Rate
+				}
+				if math.IsNaN(sink) {
+					b.Fatal("NaN estimate")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkUpdateYoungPage is BenchmarkUpdate for prior-mle on pages in
+// their first 300 visits (a new page every 300 visits, with no decay), where
+// each visit moves the root more than on a long history.
+func BenchmarkUpdateYoungPage(b *testing.B) {
+	obs := updateObservations(1024)
+	var s Stats
+	est := PriorMLE{}
+	at := 0.0
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if i%300 == 0 {
+			s = Stats{}
+		}
+		o := obs[i&1023]
+		at += o.Interval
+		s.Add(o, at)
+		est.Estimate(&s)
+	}
+}
+
+// BenchmarkUpdateCold is BenchmarkUpdate for prior-mle with the cached root
+// cleared before every solve, to show what the warm start saves.
+func BenchmarkUpdateCold(b *testing.B) {
+	obs := updateObservations(1024)
+	var s Stats
+	est := PriorMLE{}
+	at := 0.0
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		o := obs[i&1023]
+		at += o.Interval
+		s.Add(o, at)
+		s.hint = 0
+		est.Estimate(&s)
+	}
+}
+
+// BenchmarkUpdateRow is the whole per-visit round trip of a stored page:
+// decode the Stats from the row, add the visit, re-estimate with prior-mle,
+// encode it back.
+func BenchmarkUpdateRow(b *testing.B) {
+	obs := updateObservations(1024)
+	var s Stats
+	at := 0.0
+	for _, o := range obs {
+		at += o.Interval
+		s.Add(o, at)
+	}
+	row, _ := s.MarshalBinary()
+	buf := make([]byte, 0, 256)
+	est := PriorMLE{}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(row)))
+	for i := 0; b.Loop(); i++ {
+		var t Stats
+		if err := t.UnmarshalBinary(row); err != nil {
+			b.Fatal(err)
+		}
+		o := obs[i&1023]
+		t.Add(o, at+o.Interval)
+		est.Estimate(&t)
+		buf, _ = t.AppendBinary(buf[:0])
+	}
+}
+
+// bingLines returns n lines in the dataset's format with 98 recrawls each
+// (14 weeks of daily crawls), printed as the dataset prints them.
+func bingLines(n int) []byte {
+	rng := rand.New(rand.NewPCG(14, 98))
+	var buf bytes.Buffer
+	for id := range n {
+		fmt.Fprintf(&buf, "%d\t%s\t[", id, strconv.FormatFloat(rng.Float64()*10, 'g', 17, 64))
+		for j := range 98 {
+			if j > 0 {
+				buf.WriteString(", ")
+			}
+			fmt.Fprintf(&buf, "[%s, %d]", strconv.FormatFloat(0.5+rng.Float64(), 'g', 15, 64), rng.IntN(2))
+		}
+		buf.WriteString("]\n")
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkBingReader measures parsing throughput on dataset-like lines.
+func BenchmarkBingReader(b *testing.B) {
+	data := bingLines(2000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := NewBingReader(bytes.NewReader(data))
+		n := 0
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				break
+			}
+			n += len(rec.History)
+		}
+		if n != 2000*98 {
+			b.Fatalf("parsed %d crawls", n)
+		}
+	}
+}

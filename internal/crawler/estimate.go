@@ -1,0 +1,301 @@
+package crawler
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+)
+
+// This file keeps each page's change-rate estimate up to date (dissertation
+// ch. 6, paper 001): every visit of a held page becomes an Observation,
+// folded into the page's change.Stats and its site's pooled Stats, and the
+// page's Rate is estimated anew. A site's validators earn trust by agreeing
+// with the content checksums before the crawler lets them decide anything.
+
+// Trust thresholds for a site's validators (Last-Modified, ETag): they are
+// trusted once they changed together with the content at least trustAgree
+// times and disagreed with it at most once in trustRatio agreements, and
+// distrusted once they disagreed more often than that. A visit where
+// neither changed proves nothing: a validator stamped with a deploy date
+// is as still as an honest one between changes.
+const (
+	trustAgree = 5
+	trustRatio = 20
+	// probeEvery and probeTrusted are how often a revisit to a site goes
+	// without validators while they are unproven, and once they are
+	// trusted: a conditional GET answered 304 shows nothing about the
+	// validators, so the crawler asks unconditionally now and then and
+	// compares. Trusted validators are still checked, as sites change.
+	probeEvery   = 2
+	probeTrusted = 32
+	// poolMin is the observations a site's pool needs before it, rather
+	// than paper 001's fixed prior, seeds the estimates of its pages.
+	poolMin = 20
+	// lmMin is the Last-Modified observations a page needs before the
+	// Last-Modified estimator replaces the MLE.
+	lmMin = 2
+)
+
+// validatorTrust counts how a site's validator agreed with the content:
+// it agrees when it changed with the checksum, and disagrees when exactly
+// one of the two changed.
+type validatorTrust struct{ agree, disagree uint32 }
+
+func (v *validatorTrust) note(validatorChanged, contentChanged bool) {
+	switch {
+	case validatorChanged && contentChanged:
+		v.agree++
+	case validatorChanged != contentChanged:
+		v.disagree++
+	}
+}
+
+// trusted reports whether the validator has proven reliable.
+func (v validatorTrust) trusted() bool {
+	return v.agree >= trustAgree && v.disagree*trustRatio <= v.agree
+}
+
+// distrusted reports whether the validator has proven unreliable.
+func (v validatorTrust) distrusted() bool {
+	return v.disagree > 0 && v.disagree*trustRatio > v.agree
+}
+
+// siteChange is what the crawler knows about a host's changes: how far its
+// validators can be trusted and the pooled history of its pages. It lives
+// on the host and is only touched while the host is busy, by the worker
+// (reading) or the committer (writing), so it needs no lock.
+type siteChange struct {
+	lm, etag validatorTrust
+	probes   uint32 // revisits since the last unconditional one
+	pool     change.Stats
+	dirty    bool // changed since it was last staged
+}
+
+// conditional reports whether a revisit should carry the page's validators.
+func (s *siteChange) conditional() bool {
+	if s == nil {
+		return true
+	}
+	if s.lm.distrusted() || s.etag.distrusted() {
+		return false
+	}
+	every := uint32(probeEvery)
+	if s.lm.trusted() || s.etag.trusted() {
+		every = probeTrusted
+	}
+	s.probes++
+	return s.probes%every != 0
+}
+
+// siteVersion is the first byte of a stored siteChange.
+const siteVersion = 1
+
+func (s *siteChange) encode() (string, error) {
+	b := []byte{siteVersion}
+	for _, v := range []uint32{s.lm.agree, s.lm.disagree, s.etag.agree, s.etag.disagree, s.probes} {
+		b = binary.AppendUvarint(b, uint64(v))
+	}
+	b, err := s.pool.AppendBinary(b)
+	return string(b), err
+}
+
+var errSiteCorrupt = errors.New("corrupt site change record")
+
+func decodeSite(v string) (*siteChange, error) {
+	b := []byte(v)
+	if len(b) == 0 || b[0] != siteVersion {
+		return nil, errSiteCorrupt
+	}
+	b = b[1:]
+	s := &siteChange{}
+	for _, p := range []*uint32{&s.lm.agree, &s.lm.disagree, &s.etag.agree, &s.etag.disagree, &s.probes} {
+		x, n := binary.Uvarint(b)
+		if n <= 0 || x > math.MaxUint32 {
+			return nil, errSiteCorrupt
+		}
+		*p, b = uint32(x), b[n:]
+	}
+	if err := s.pool.UnmarshalBinary(b); err != nil {
+		return nil, fmt.Errorf("%w: %v", errSiteCorrupt, err)
+	}
+	return s, nil
+}
+
+// siteKey is the setting that holds a host's siteChange.
+func siteKey(host string) string { return "site/" + host }
+
+// siteOf returns h's siteChange, reading it from the store the first time.
+// Called by the committer only.
+func (c *Crawler) siteOf(h *host) *siteChange {
+	if h.change != nil {
+		return h.change
+	}
+	h.change = &siteChange{}
+	v, ok, err := c.store.Setting(siteKey(h.name))
+	switch {
+	case err != nil:
+		c.log.Warn("site change record unreadable, starting afresh", "host", h.name, "err", err)
+	case ok:
+		s, err := decodeSite(v)
+		if err != nil {
+			c.log.Warn("site change record unreadable, starting afresh", "host", h.name, "err", err)
+			break
+		}
+		h.change = s
+	}
+	return h.change
+}
+
+// observe folds a visit that answered 200 or 304 into the page's and its
+// site's change history and estimates the page's rate anew. prev is the
+// row before the visit (known says whether there was one); p is the row
+// being written, v its visit.
+func (c *Crawler) observe(h *host, prev store.Page, known bool, changed bool, resp *fetch.Response, p *store.Page, v *store.Visit, now time.Time) {
+	site := c.siteOf(h)
+	var stats change.Stats
+	if len(p.Change) > 0 {
+		if err := stats.UnmarshalBinary(p.Change); err != nil {
+			c.log.Warn("change history unreadable, starting afresh", "url", p.URL, "err", err)
+			stats = change.Stats{}
+		}
+	}
+	stats.Decay = c.decay()
+	site.pool.Decay = stats.Decay
+
+	// The validators earn trust on 200s of a page held before: did they
+	// change exactly when the content did?
+	if known && prev.Held && resp.Status == http.StatusOK {
+		if lm := resp.Header.Get("Last-Modified"); lm != "" && prev.LastModified != "" {
+			site.lm.note(lm != prev.LastModified, changed)
+			site.dirty = true
+		}
+		if et := resp.Header.Get("ETag"); et != "" && prev.ETag != "" {
+			site.etag.note(et != prev.ETag, changed)
+			site.dirty = true
+		}
+	}
+	if site.lm.trusted() {
+		if mod, ok := c.modified(resp, p.LastModified, now); ok {
+			v.Modified = mod
+		}
+	}
+	if known && prev.Held && !prev.LastFetch.IsZero() && now.After(prev.LastFetch) {
+		obs := change.Observation{
+			Interval:      now.Sub(prev.LastFetch).Seconds(),
+			Changed:       changed,
+			SinceModified: -1,
+		}
+		if !v.Modified.IsZero() {
+			obs.SinceModified = max(now.Sub(v.Modified).Seconds(), 0)
+		}
+		at := float64(now.UnixNano()) / 1e9
+		stats.Add(obs, at)
+		site.pool.Add(obs, at)
+		site.dirty = true
+	}
+	est := c.estimate(site, &stats)
+	if est.OK {
+		p.Rate = est.Rate
+	}
+	b, err := stats.MarshalBinary()
+	if err != nil { // Only a Stats holding NaN fails; start afresh.
+		c.log.Warn("change history not encodable, starting afresh", "url", p.URL, "err", err)
+		b = nil
+	}
+	p.Change = b
+}
+
+// decay is the estimators' forgetting time constant in seconds, 0 for none.
+func (c *Crawler) decay() float64 {
+	switch {
+	case c.cfg.ChangeDecay > 0:
+		return c.cfg.ChangeDecay.Seconds()
+	case c.cfg.ChangeDecay < 0:
+		return 0
+	}
+	return DefaultChangeMemory * c.interval().Seconds()
+}
+
+// modified returns when the page last changed on the crawler's clock, from
+// the response's Last-Modified (or, for a 304, the one held), measured
+// against the response's Date so that the two clocks need not agree.
+func (c *Crawler) modified(resp *fetch.Response, held string, now time.Time) (time.Time, bool) {
+	lmText := resp.Header.Get("Last-Modified")
+	if resp.Status == http.StatusNotModified || lmText == "" {
+		lmText = held
+	}
+	lm, err := http.ParseTime(lmText)
+	if err != nil {
+		return time.Time{}, false
+	}
+	serverNow := now
+	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+		serverNow = d
+	} else if c.cfg.TimeScale != 1 {
+		return time.Time{}, false // Without Date the clocks cannot be related.
+	}
+	age := serverNow.Sub(lm)
+	if age < 0 {
+		age = 0 // A Last-Modified in the future (clock skew) says "just now".
+	}
+	return now.Add(-time.Duration(float64(age) / c.cfg.TimeScale)), true
+}
+
+// estimate is the crawler's estimator (the default of
+// cmd/freshcrawl estimate too): the bias-reduced Last-Modified estimator
+// where the site's Last-Modified is trusted and the page has enough such
+// observations (dissertation §6.5: practically unbiased at any visit
+// rate), else paper 001's prior-seeded irregular-interval MLE, its prior
+// learnt from the site's pooled history once there is enough of it
+// (empirical Bayes, paper 001 §4.4) and scaled to the crawler's clock
+// before that.
+func (c *Crawler) estimate(site *siteChange, s *change.Stats) change.Estimate {
+	if site.lm.trusted() && s.LMCount() >= lmMin {
+		if e := (change.LMReduced{}).Estimate(s); e.OK {
+			return e
+		}
+	}
+	return change.PriorMLE{Prior: c.prior(site)}.Estimate(s)
+}
+
+// prior is the prior of a site's new pages.
+func (c *Crawler) prior(site *siteChange) change.Prior {
+	if site.pool.Count() >= poolMin {
+		if p, err := change.PriorFromPopulation(&site.pool, 1); err == nil {
+			return p
+		}
+	}
+	return c.basePrior
+}
+
+// defaultPrior is paper 001's prior moved to the crawler's clock.
+func defaultPrior(timeScale float64) change.Prior {
+	p := change.Paper001Prior()
+	p.Changed /= timeScale
+	p.Unchanged /= timeScale
+	return p
+}
+
+// stageSite writes h's siteChange to txn if it changed.
+func (c *Crawler) stageSite(txn *store.Txn, h *host) error {
+	s := h.change
+	if s == nil || !s.dirty {
+		return nil
+	}
+	v, err := s.encode()
+	if err != nil {
+		return fmt.Errorf("site change record of %s: %w", h.name, err)
+	}
+	if err := txn.SetSetting(siteKey(h.name), v); err != nil {
+		return err
+	}
+	s.dirty = false
+	return nil
+}
