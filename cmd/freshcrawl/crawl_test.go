@@ -211,6 +211,27 @@ func TestCrawlThenStatus(t *testing.T) {
 		}
 	}
 
+	// estimate reads the same held pages, and the crawler's own rule gives
+	// every one a rate (the prior's, before any revisit).
+	out.Reset()
+	if code := run([]string{"estimate", "-data", data, "-json"}, &out, &errOut); code != 0 {
+		t.Fatalf("estimate: exit %d: %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if int64(len(lines)) != held {
+		t.Errorf("estimate: %d pages, want the %d held", len(lines), held)
+	}
+	for _, l := range lines {
+		var p jsonPage
+		if err := json.Unmarshal([]byte(l), &p); err != nil {
+			t.Fatalf("estimate -json: %v: %s", err, l)
+		}
+		if len(p.Estimates) != 1 || p.Estimates[0].Estimator != "auto" || p.Estimates[0].Rate == nil || !(*p.Estimates[0].Rate > 0) {
+			t.Errorf("estimate -json: %s", l)
+			break
+		}
+	}
+
 	t.Run("resume and SIGINT", func(t *testing.T) {
 		var stdout, stderr syncBuffer
 		done := make(chan int)

@@ -19,6 +19,7 @@ func commands() []command {
 		{"demo", "crawl an in-process synthetic web and show its true freshness live", runDemo},
 		{"crawl", "crawl the web from seeds and keep the pages found fresh", runCrawl},
 		{"status", "show what a crawl's data directory holds", runStatus},
+		{"estimate", "estimate how often each page changes, from a crawl or a Bing history file", runEstimate},
 		{"simweb", "serve a synthetic web with known truth on loopback", runSimweb},
 	}
 }

@@ -49,13 +49,19 @@ func PriorFromRate(lambda0, weight float64) (Prior, error) {
 
 // PriorFromPopulation returns an empirical-Bayes prior for the pages of a
 // site or URL-pattern group: PriorFromRate at the rate that PriorMLE with
-// paper 001's prior estimates from pooled, the group's merged Stats. Going
-// through paper 001's prior keeps the rate positive and finite when the group
-// has seen no change (or only changes) and leaves it near 57.5 h while the
-// group is small.
-func PriorFromPopulation(pooled *Stats, weight float64) (Prior, error) {
+// the base prior (paper 001's, on the caller's clock) estimates from
+// pooled, the group's merged Stats. Going through the base prior keeps the
+// rate positive and finite when the group has seen no change (or only
+// changes) and leaves it near the base's while the group is small. The base
+// must be on the same clock as the observations: paper 001's 57 h of
+// pseudo-exposure would swamp a pool of a simulated web running 3,600
+// times faster than the crawler's clock.
+func PriorFromPopulation(pooled *Stats, base Prior, weight float64) (Prior, error) {
+	if !base.valid() {
+		return Prior{}, fmt.Errorf("prior: invalid base prior %+v", base)
+	}
 	p := *pooled // the estimate caches a hint; leave the caller's Stats alone
-	est := PriorMLE{Prior: Paper001Prior()}.Estimate(&p)
+	est := PriorMLE{Prior: base}.Estimate(&p)
 	return PriorFromRate(est.Rate, weight)
 }
 

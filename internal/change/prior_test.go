@@ -150,7 +150,7 @@ func groupStats(rng *rand.Rand, pages, visits int, lambda, mean float64) *Stats 
 func TestPriorFromPopulation(t *testing.T) {
 	const lambda = 1 / (10 * hour)
 	pool := groupStats(rand.New(rand.NewPCG(100, 100)), 100, 100, lambda, 4*hour)
-	p, err := PriorFromPopulation(pool, 2)
+	p, err := PriorFromPopulation(pool, Paper001Prior(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestPriorFromPopulation(t *testing.T) {
 	near(t, "weight", p.Weight, 2, 0)
 	nearRel(t, "new page", PriorMLE{Prior: p}.Estimate(&Stats{}).Rate, p.Rate(), 1e-12)
 
-	p, err = PriorFromPopulation(&Stats{}, 1)
+	p, err = PriorFromPopulation(&Stats{}, Paper001Prior(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,13 +167,35 @@ func TestPriorFromPopulation(t *testing.T) {
 	// A pool that never changed still gives a positive, finite prior, below
 	// paper 001's.
 	quiet := regular(500, 0, hour)
-	p, err = PriorFromPopulation(quiet, 1)
+	p, err = PriorFromPopulation(quiet, Paper001Prior(), 1)
 	if err != nil || !(p.Rate() > 0 && p.Rate() < Paper001Prior().Rate()) {
 		t.Errorf("quiet pool: prior rate %v, err %v", p.Rate(), err)
 	}
-	if _, err := PriorFromPopulation(pool, 0); err == nil {
+	if _, err := PriorFromPopulation(pool, Paper001Prior(), 0); err == nil {
 		t.Error("weight 0 accepted")
 	}
+	if _, err := PriorFromPopulation(pool, Prior{}, 1); err == nil {
+		t.Error("invalid base prior accepted")
+	}
+	// The base sets the clock: a pool observed every 0.5 s (a web running
+	// 21,600 times faster), two changes in three intervals, with paper
+	// 001's prior moved to that clock gives the pool's own rate (the MLE,
+	// −ln(1/3)/0.5 s = 2.2/s, within the prior's pull of one 9.5 s
+	// pseudo-interval against 100 s of data: 15 %); with the prior on the
+	// real clock (57 h of pseudo-exposure) it would be 3 orders of
+	// magnitude lower.
+	fast := &Stats{}
+	for i := range 200 {
+		fast.Add(Observation{Interval: 0.5, Changed: i%3 != 0, SinceModified: -1}, float64(i+1)/2)
+	}
+	scaled := Paper001Prior()
+	scaled.Changed /= 21600
+	scaled.Unchanged /= 21600
+	p, err = PriorFromPopulation(fast, scaled, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nearRel(t, "fast pool", p.Rate(), MLE{}.Estimate(fast).Rate, 0.15)
 }
 
 // TestPooled checks the blending rule: a page with no observation gets the

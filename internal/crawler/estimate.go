@@ -186,20 +186,15 @@ func (c *Crawler) observe(h *host, prev store.Page, known bool, changed bool, re
 			v.Modified = mod
 		}
 	}
-	if known && prev.Held && !prev.LastFetch.IsZero() && now.After(prev.LastFetch) {
-		obs := change.Observation{
-			Interval:      now.Sub(prev.LastFetch).Seconds(),
-			Changed:       changed,
-			SinceModified: -1,
+	if known && prev.Held {
+		if obs, ok := observation(prev.Checked, now, changed, v.Modified); ok {
+			at := seconds(now)
+			stats.Add(obs, at)
+			site.pool.Add(obs, at)
+			site.dirty = true
 		}
-		if !v.Modified.IsZero() {
-			obs.SinceModified = max(now.Sub(v.Modified).Seconds(), 0)
-		}
-		at := float64(now.UnixNano()) / 1e9
-		stats.Add(obs, at)
-		site.pool.Add(obs, at)
-		site.dirty = true
 	}
+	p.Checked = now
 	est := c.estimate(site, &stats)
 	if est.OK {
 		p.Rate = est.Rate
@@ -211,6 +206,24 @@ func (c *Crawler) observe(h *host, prev store.Page, known bool, changed bool, re
 	}
 	p.Change = b
 }
+
+// observation is what a comparison of the content at now with the content
+// checked at prev tells the estimators: the interval, whether it changed,
+// and, if modified is known, how long before now the page last changed.
+// ok is false if there was no earlier check to compare with.
+func observation(prev, now time.Time, changed bool, modified time.Time) (change.Observation, bool) {
+	if prev.IsZero() || !now.After(prev) {
+		return change.Observation{}, false
+	}
+	obs := change.Observation{Interval: now.Sub(prev).Seconds(), Changed: changed, SinceModified: -1}
+	if !modified.IsZero() {
+		obs.SinceModified = max(now.Sub(modified).Seconds(), 0)
+	}
+	return obs, true
+}
+
+// seconds is t as seconds since the Unix epoch, the estimators' clock.
+func seconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
 // decay is the estimators' forgetting time constant in seconds, 0 for none.
 func (c *Crawler) decay() float64 {
@@ -257,22 +270,29 @@ func (c *Crawler) modified(resp *fetch.Response, held string, now time.Time) (ti
 // (empirical Bayes, paper 001 §4.4) and scaled to the crawler's clock
 // before that.
 func (c *Crawler) estimate(site *siteChange, s *change.Stats) change.Estimate {
-	if site.lm.trusted() && s.LMCount() >= lmMin {
+	return autoEstimate(s, site.lm.trusted(), site.prior(c.basePrior))
+}
+
+// autoEstimate is the rule of Crawler.estimate for a page whose site's
+// Last-Modified is trusted or not and whose prior is given.
+func autoEstimate(s *change.Stats, lmTrusted bool, prior change.Prior) change.Estimate {
+	if lmTrusted && s.LMCount() >= lmMin {
 		if e := (change.LMReduced{}).Estimate(s); e.OK {
 			return e
 		}
 	}
-	return change.PriorMLE{Prior: c.prior(site)}.Estimate(s)
+	return change.PriorMLE{Prior: prior}.Estimate(s)
 }
 
-// prior is the prior of a site's new pages.
-func (c *Crawler) prior(site *siteChange) change.Prior {
-	if site.pool.Count() >= poolMin {
-		if p, err := change.PriorFromPopulation(&site.pool, 1); err == nil {
+// prior is the prior of the site's pages: learnt from its pool once that
+// is large enough, else base.
+func (s *siteChange) prior(base change.Prior) change.Prior {
+	if s.pool.Count() >= poolMin {
+		if p, err := change.PriorFromPopulation(&s.pool, base, 1); err == nil {
 			return p
 		}
 	}
-	return c.basePrior
+	return base
 }
 
 // defaultPrior is paper 001's prior moved to the crawler's clock.

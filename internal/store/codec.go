@@ -10,7 +10,8 @@ import (
 // Record format versions. A decoder rejects versions it does not know, so a
 // newer binary's rows are never silently misread by an older one.
 const (
-	// pageVersion 3 added Change and Rate; rows of version 2 still decode.
+	// pageVersion 3 added Change, Rate and Checked; rows of version 2
+	// still decode.
 	pageVersion = 3
 	// visitVersion 2 added Modified; rows of version 1 still decode.
 	visitVersion = 2
@@ -178,7 +179,8 @@ func encodePage(p *Page) []byte {
 	b = appendTime(b, p.CaptureTime)
 	b = appendString(b, p.Location)
 	b = appendString(b, string(p.Change))
-	return binary.BigEndian.AppendUint64(b, math.Float64bits(p.Rate))
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Rate))
+	return appendTime(b, p.Checked)
 }
 
 func decodePage(b []byte) (Page, error) {
@@ -217,6 +219,7 @@ func decodePage(b []byte) (Page, error) {
 			p.Change = []byte(c)
 		}
 		p.Rate = math.Float64frombits(d.uint64())
+		p.Checked = d.time()
 	}
 	if err := d.finish("page"); err != nil {
 		return Page{}, err

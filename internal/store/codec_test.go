@@ -44,6 +44,7 @@ func TestPageRoundTrip(t *testing.T) {
 		{"change alone", Page{Change: []byte{1, 0, 0xff}}},
 		{"rate alone", Page{Rate: 1.5e-5}},
 		{"rate infinite", Page{Rate: math.Inf(1)}},
+		{"checked alone", Page{Checked: time.Unix(7, 8).UTC()}},
 		{"max", Page{
 			URL:       string(bytes.Repeat([]byte("x"), 1<<16)),
 			FirstSeen: maxTime, LastFetch: maxTime,
@@ -53,7 +54,7 @@ func TestPageRoundTrip(t *testing.T) {
 			WARCFile: "w", WARCOffset: math.MaxInt64,
 			Kind: math.MaxUint8, Held: true, NextDue: maxTime, CaptureTime: maxTime,
 			PayloadDigest: "\xff", RecordID: string(bytes.Repeat([]byte("r"), 300)), Location: "\x00",
-			Change: bytes.Repeat([]byte{0xff}, 5000), Rate: math.MaxFloat64,
+			Change: bytes.Repeat([]byte{0xff}, 5000), Rate: math.MaxFloat64, Checked: maxTime,
 		}},
 		{"min", Page{
 			FirstSeen:   time.Unix(-1<<62, 0).UTC(),
@@ -154,9 +155,9 @@ func TestDecodeCorrupt(t *testing.T) {
 func TestPageHeldByte(t *testing.T) {
 	// With every field after Kind empty, Held is the byte after Kind, which
 	// is followed by six one-byte fields (two zero times, four empty
-	// strings) and the 8-byte Rate.
+	// strings), the 8-byte Rate and one more zero time.
 	enc := encodePage(&Page{Kind: 0xab})
-	i := len(enc) - 15
+	i := len(enc) - 16
 	if enc[i-1] != 0xab || enc[i] != 0 {
 		t.Fatalf("layout changed: %x", enc)
 	}
@@ -250,7 +251,7 @@ func TestDecodeOlderVersions(t *testing.T) {
 	p := Page{URL: "u", Status: 200, Held: true, Change: []byte{1}, Rate: 2}
 	b := encodePage(&p)
 	// A version-2 row is the same bytes without Change and Rate.
-	old := append([]byte{2}, b[1:len(b)-len(appendString(nil, string(p.Change)))-8]...)
+	old := append([]byte{2}, b[1:len(b)-len(appendString(nil, string(p.Change)))-8-1]...)
 	got, err := decodePage(old)
 	if err != nil {
 		t.Fatal(err)

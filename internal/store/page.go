@@ -48,6 +48,10 @@ type Page struct {
 	Change []byte
 	// Rate is the page's estimated change rate, in changes per second.
 	Rate float64
+	// Checked is when the content held was last compared with the live
+	// page (a 200 or 304 answer): the start of the interval the next
+	// comparison observes. Failed fetches move LastFetch, not Checked.
+	Checked time.Time
 }
 
 // Visit is one fetch of a page as the change-rate estimators see it.
