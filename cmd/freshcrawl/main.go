@@ -20,6 +20,7 @@ func commands() []command {
 		{"crawl", "crawl the web from seeds and keep the pages found fresh", runCrawl},
 		{"status", "show what a crawl's data directory holds", runStatus},
 		{"estimate", "estimate how often each page changes, from a crawl or a Bing history file", runEstimate},
+		{"accuracy", "measure the change-rate estimators' accuracy on synthetic pages", runAccuracy},
 		{"simweb", "serve a synthetic web with known truth on loopback", runSimweb},
 	}
 }

@@ -121,7 +121,8 @@ func writeStatus(w io.Writer, st crawler.DataStatus, now time.Time) {
 	} else {
 		line("change rates", "none estimated yet")
 	}
-	line("Last-Modified", "trusted on %d hosts, distrusted on %d, unproven on %d", r.LMTrusted, r.LMDistrusted, r.LMUnproven)
+	line("Last-Modified", "trusted on %d hosts, distrusted on %d, unproven on %d; sitemap lastmod trusted on %d, distrusted on %d",
+		r.LMTrusted, r.LMDistrusted, r.LMUnproven, r.SitemapTrusted, r.SitemapDistrusted)
 	line("scope", "%s; %s", names(len(st.ScopeHosts), "host", st.ScopeHosts), names(len(st.ScopeSites), "site", st.ScopeSites))
 	if st.WARC.Files == 0 {
 		line("WARC files", "none")

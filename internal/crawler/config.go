@@ -124,7 +124,11 @@ type Config struct {
 }
 
 // DefaultChangeMemory is the default ChangeDecay in revisit intervals.
-const DefaultChangeMemory = 50
+// The accuracy study (freshcrawl accuracy, the rate-switch table) chose
+// it: at 25 a 4-fold change of rate is followed within 25 % in about 50
+// visits with Last-Modified and 70-90 without, at 18 % noise; at 50 it
+// takes 90-100 visits with Last-Modified and is never followed without.
+const DefaultChangeMemory = 25
 
 // ErrConfig is wrapped by New's errors about the configuration.
 var ErrConfig = errors.New("invalid crawl configuration")

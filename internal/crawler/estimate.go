@@ -38,9 +38,6 @@ const (
 	// poolMin is the observations a site's pool needs before it, rather
 	// than paper 001's fixed prior, seeds the estimates of its pages.
 	poolMin = 20
-	// lmMin is the Last-Modified observations a page needs before the
-	// Last-Modified estimator replaces the MLE.
-	lmMin = 2
 )
 
 // validatorTrust counts how a site's validator agreed with the content:
@@ -73,9 +70,15 @@ func (v validatorTrust) distrusted() bool {
 // (reading) or the committer (writing), so it needs no lock.
 type siteChange struct {
 	lm, etag validatorTrust
-	probes   uint32 // revisits since the last unconditional one
-	pool     change.Stats
-	dirty    bool // changed since it was last staged
+	// sitemap judges the lastmod dates of the site's sitemaps. Unlike a
+	// response's Last-Modified, a sitemap is read now and then, so a
+	// lastmod older than a change says nothing (the sitemap is stale);
+	// only a lastmod that claims a change since the last check is judged,
+	// against the content.
+	sitemap validatorTrust
+	probes  uint32 // revisits since the last unconditional one
+	pool    change.Stats
+	dirty   bool // changed since it was last staged
 }
 
 // conditional reports whether a revisit should carry the page's validators.
@@ -94,12 +97,18 @@ func (s *siteChange) conditional() bool {
 	return s.probes%every != 0
 }
 
-// siteVersion is the first byte of a stored siteChange.
-const siteVersion = 1
+// siteVersion is the first byte of a stored siteChange; version 1 had no
+// sitemap counts.
+const siteVersion = 2
+
+func (s *siteChange) counts() []*uint32 {
+	return []*uint32{&s.lm.agree, &s.lm.disagree, &s.etag.agree, &s.etag.disagree, &s.probes, &s.sitemap.agree, &s.sitemap.disagree}
+}
 
 func (s *siteChange) encode() (string, error) {
 	b := []byte{siteVersion}
-	for _, v := range []uint32{s.lm.agree, s.lm.disagree, s.etag.agree, s.etag.disagree, s.probes} {
+	for _, p := range s.counts() {
+		v := *p
 		b = binary.AppendUvarint(b, uint64(v))
 	}
 	b, err := s.pool.AppendBinary(b)
@@ -110,12 +119,16 @@ var errSiteCorrupt = errors.New("corrupt site change record")
 
 func decodeSite(v string) (*siteChange, error) {
 	b := []byte(v)
-	if len(b) == 0 || b[0] != siteVersion {
+	if len(b) == 0 || b[0] < 1 || b[0] > siteVersion {
 		return nil, errSiteCorrupt
 	}
-	b = b[1:]
 	s := &siteChange{}
-	for _, p := range []*uint32{&s.lm.agree, &s.lm.disagree, &s.etag.agree, &s.etag.disagree, &s.probes} {
+	counts := s.counts()
+	if b[0] == 1 {
+		counts = counts[:5]
+	}
+	b = b[1:]
+	for _, p := range counts {
 		x, n := binary.Uvarint(b)
 		if n <= 0 || x > math.MaxUint32 {
 			return nil, errSiteCorrupt
@@ -181,10 +194,14 @@ func (c *Crawler) observe(h *host, prev store.Page, known bool, changed bool, re
 			site.dirty = true
 		}
 	}
-	if site.lm.trusted() {
+	headerLM := resp.Header.Get("Last-Modified") != "" || resp.Status == http.StatusNotModified && p.LastModified != ""
+	switch {
+	case headerLM && site.lm.trusted():
 		if mod, ok := c.modified(resp, p.LastModified, now); ok {
 			v.Modified = mod
 		}
+	case !headerLM && known && prev.Held && !prev.Checked.IsZero() && !site.sitemap.distrusted():
+		v.Modified = c.sitemapModified(site, resp, p.URL, prev.Checked, changed, now)
 	}
 	if known && prev.Held {
 		if obs, ok := observation(prev.Checked, now, changed, v.Modified); ok {
@@ -236,9 +253,35 @@ func (c *Crawler) decay() float64 {
 	return DefaultChangeMemory * c.interval().Seconds()
 }
 
+// sitemapModified judges the page's sitemap lastmod, if there is one,
+// against a comparison of the content at now with that at checked, and
+// returns it on the crawler's clock where the site's sitemaps are trusted
+// and it is consistent with the comparison: a lastmod after checked for a
+// changed page, or before it for an unchanged one. A changed page whose
+// lastmod is older than checked has a stale sitemap entry, which tells
+// nothing (zero).
+func (c *Crawler) sitemapModified(site *siteChange, resp *fetch.Response, url string, checked time.Time, changed bool, now time.Time) time.Time {
+	lm, err := c.store.LastMod(url)
+	if err != nil || lm.IsZero() {
+		return time.Time{}
+	}
+	mod, ok := c.serverTime(resp, lm, now)
+	if !ok {
+		return time.Time{}
+	}
+	claims := mod.After(checked)
+	if claims {
+		site.sitemap.note(true, changed)
+		site.dirty = true
+	}
+	if site.sitemap.trusted() && claims == changed {
+		return mod
+	}
+	return time.Time{}
+}
+
 // modified returns when the page last changed on the crawler's clock, from
-// the response's Last-Modified (or, for a 304, the one held), measured
-// against the response's Date so that the two clocks need not agree.
+// the response's Last-Modified (or, for a 304, the one held).
 func (c *Crawler) modified(resp *fetch.Response, held string, now time.Time) (time.Time, bool) {
 	lmText := resp.Header.Get("Last-Modified")
 	if resp.Status == http.StatusNotModified || lmText == "" {
@@ -248,6 +291,13 @@ func (c *Crawler) modified(resp *fetch.Response, held string, now time.Time) (ti
 	if err != nil {
 		return time.Time{}, false
 	}
+	return c.serverTime(resp, lm, now)
+}
+
+// serverTime moves lm, a time on the server's clock, to the crawler's,
+// measured against the response's Date so that the two clocks need not
+// agree (and may run at different speeds, TimeScale).
+func (c *Crawler) serverTime(resp *fetch.Response, lm time.Time, now time.Time) (time.Time, bool) {
 	serverNow := now
 	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
 		serverNow = d
@@ -261,27 +311,25 @@ func (c *Crawler) modified(resp *fetch.Response, held string, now time.Time) (ti
 	return now.Add(-time.Duration(float64(age) / c.cfg.TimeScale)), true
 }
 
-// estimate is the crawler's estimator (the default of
-// cmd/freshcrawl estimate too): the bias-reduced Last-Modified estimator
-// where the site's Last-Modified is trusted and the page has enough such
-// observations (dissertation §6.5: practically unbiased at any visit
-// rate), else paper 001's prior-seeded irregular-interval MLE, its prior
-// learnt from the site's pooled history once there is enough of it
-// (empirical Bayes, paper 001 §4.4) and scaled to the crawler's clock
-// before that.
+// estimate is the crawler's estimator (the default of freshcrawl estimate
+// too), change.Auto: the bias-reduced Last-Modified estimator where the
+// site's modification times are trusted and the page's have shown two
+// changes (dissertation §6.5: practically unbiased at any visit rate), else
+// paper 001's prior-seeded irregular-interval MLE, its prior learnt from
+// the site's pooled history once there is enough of it (empirical Bayes,
+// paper 001 §4.4) and paper 001's, on the crawler's clock, before that.
 func (c *Crawler) estimate(site *siteChange, s *change.Stats) change.Estimate {
-	return autoEstimate(s, site.lm.trusted(), site.prior(c.basePrior))
+	return autoEstimate(s, site.lmTrusted(), site.prior(c.basePrior))
 }
 
+// lmTrusted reports whether the site gives modification times the
+// estimators may use: a trusted Last-Modified or trusted sitemaps.
+func (s *siteChange) lmTrusted() bool { return s.lm.trusted() || s.sitemap.trusted() }
+
 // autoEstimate is the rule of Crawler.estimate for a page whose site's
-// Last-Modified is trusted or not and whose prior is given.
+// modification times are trusted or not and whose prior is given.
 func autoEstimate(s *change.Stats, lmTrusted bool, prior change.Prior) change.Estimate {
-	if lmTrusted && s.LMCount() >= lmMin {
-		if e := (change.LMReduced{}).Estimate(s); e.OK {
-			return e
-		}
-	}
-	return change.PriorMLE{Prior: prior}.Estimate(s)
+	return change.Auto{Prior: prior, LastModified: lmTrusted}.Estimate(s)
 }
 
 // prior is the prior of the site's pages: learnt from its pool once that

@@ -23,7 +23,8 @@ type History struct {
 	// changes per second (0 if none).
 	Stored float64
 	// LMTrusted reports whether the crawler trusts the site's
-	// Last-Modified; Prior is the prior it gives the site's pages.
+	// modification times (Last-Modified or sitemap lastmod); Prior is the
+	// prior it gives the site's pages.
 	LMTrusted bool
 	Prior     change.Prior
 }
@@ -71,7 +72,7 @@ func ReadHistories(dir string, decay time.Duration, fn func(*History) error) err
 		*h = History{URL: p.URL, Visits: len(visits), Stored: p.Rate, Prior: base}
 		h.Stats.Decay = decay.Seconds()
 		if site := sites[urlx.Host(p.URL)]; site != nil {
-			h.LMTrusted, h.Prior = site.lm.trusted(), site.prior(base)
+			h.LMTrusted, h.Prior = site.lmTrusted(), site.prior(base)
 		}
 		replay(&h.Stats, visits)
 		return fn(h)

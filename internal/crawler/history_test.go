@@ -63,6 +63,22 @@ func TestChangeEstimates(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	st, err := ReadStatus(dir, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("status: %+v", st.Rates)
+	// Every host's validators are judged as simweb made them: honest ones
+	// trusted, wrong ones distrusted, absent ones unproven.
+	modes := map[string]int{}
+	for _, h := range web.Hosts() {
+		modes[h.Validators]++
+	}
+	if r := st.Rates; r.LMTrusted != modes["honest"] || r.LMDistrusted != modes["wrong"] || r.LMUnproven != modes["absent"] {
+		t.Errorf("Last-Modified trusted on %d hosts, distrusted on %d, unproven on %d; simweb's validators: %v",
+			r.LMTrusted, r.LMDistrusted, r.LMUnproven, modes)
+	}
+
 	// The replay.
 	replayed := 0
 	err = ReadHistories(dir, 0, func(h *History) error {

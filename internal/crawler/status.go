@@ -73,6 +73,11 @@ type RateStatus struct {
 	LMTrusted    int `json:"sites_last_modified_trusted"`
 	LMDistrusted int `json:"sites_last_modified_distrusted"`
 	LMUnproven   int `json:"sites_last_modified_unproven"`
+	// SitemapTrusted and SitemapDistrusted count the hosts whose sitemap
+	// lastmod dates the crawler trusts, and those it caught claiming a
+	// change that did not happen.
+	SitemapTrusted    int `json:"sites_sitemap_lastmod_trusted"`
+	SitemapDistrusted int `json:"sites_sitemap_lastmod_distrusted"`
 }
 
 // RateClasses counts pages by estimated change rate.
@@ -209,6 +214,12 @@ func (r *RateStatus) readSites(s *store.Store) error {
 			r.LMDistrusted++
 		default:
 			r.LMUnproven++
+		}
+		switch {
+		case site.sitemap.trusted():
+			r.SitemapTrusted++
+		case site.sitemap.distrusted():
+			r.SitemapDistrusted++
 		}
 		return nil
 	})

@@ -193,6 +193,11 @@ func TestReadStatus(t *testing.T) {
 			default:
 				want.Rates.LMUnproven++
 			}
+			if site.sitemap.trusted() {
+				want.Rates.SitemapTrusted++
+			} else if site.sitemap.distrusted() {
+				want.Rates.SitemapDistrusted++
+			}
 			return nil
 		})
 	}
