@@ -207,7 +207,8 @@ func (p *problem) solve(hint float64) (lambda, info float64) {
 		}
 		lambda = p.coldStart()
 	}
-	for range 200 {
+	warm := !bracketed // started from the hint, a root of a moment ago
+	for it := range 200 {
 		f, j, c := p.eval(lambda)
 		info = j
 		if f == 0 {
@@ -226,10 +227,18 @@ func (p *problem) solve(hint float64) (lambda, info float64) {
 		step := math.NaN()
 		if j > 0 && !math.IsInf(j, 1) {
 			step = f / j
+			newton := math.Abs(step)
 			if q := 1 - step*c/(2*j); q > 0 {
 				step /= q
 			}
-			if math.Abs(step) <= 1e-4*lambda {
+			// Halley converges cubically: from within a few per cent of
+			// the root (as the Newton step says when it is that small), one
+			// step lands within about 1e-6 of it (TestWarmUpdateError), far
+			// below any estimate's noise (10 % and more). A visit moves a
+			// warm-started root by about that much, so an update costs one
+			// evaluation, not two (BenchmarkUpdate: 2,100 instructions
+			// instead of 3,100). Cold solves go on to full precision.
+			if warm && it == 0 && newton <= 3e-2*lambda || math.Abs(step) <= 1e-4*lambda {
 				lambda += step // taken even if it rounds onto the bracket's edge
 				break
 			}
