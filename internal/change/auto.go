@@ -1,7 +1,7 @@
 package change
 
 // Auto is the crawler's estimator, chosen by the accuracy study
-// (freshcrawl accuracy; README "Estimating change"): the bias-reduced
+// (freshcrawl accuracy, package study): the bias-reduced
 // Last-Modified estimator (§6.5) for a page whose modification times can be
 // used and have shown at least AutoLMChanges changes, else paper 001's
 // prior-seeded MLE with Prior.
