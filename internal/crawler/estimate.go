@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
@@ -79,7 +80,49 @@ type siteChange struct {
 	probes  uint32 // revisits since the last unconditional one
 	pool    change.Stats
 	dirty   bool // changed since it was last staged
+	// groups pools the site's pages by URL pattern, the first segment of
+	// the path (/news/…, /products/…): pages of one section of a site tend
+	// to change alike (paper 001 §4.4 groups its corpus likewise). Loaded
+	// from the store on first use; at most maxGroups per site.
+	groups map[string]*groupChange
 }
+
+// groupChange is the pooled history of one URL-pattern group of a site.
+type groupChange struct {
+	pool  change.Stats
+	dirty bool
+}
+
+// maxGroups bounds the URL-pattern groups pooled per site; pages of
+// further groups use the site's pool (a site with thousands of top-level
+// paths has no sections worth the name).
+const maxGroups = 64
+
+// groupOf returns the URL-pattern group of a canonical URL: the first
+// segment of its path if the path goes deeper, else "" (pages at the root).
+func groupOf(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := u[i+3:]
+	j := strings.IndexByte(rest, '/')
+	if j < 0 {
+		return ""
+	}
+	path := rest[j+1:]
+	if k := strings.IndexAny(path, "?#"); k >= 0 {
+		path = path[:k]
+	}
+	k := strings.IndexByte(path, '/')
+	if k < 0 {
+		return ""
+	}
+	return path[:k]
+}
+
+// groupKey is the setting that holds a URL-pattern group's pool.
+func groupKey(host, group string) string { return "group/" + host + "/" + group }
 
 // conditional reports whether a revisit should carry the page's validators.
 func (s *siteChange) conditional() bool {
@@ -203,16 +246,22 @@ func (c *Crawler) observe(h *host, prev store.Page, known bool, changed bool, re
 	case !headerLM && known && prev.Held && !prev.Checked.IsZero() && !site.sitemap.distrusted():
 		v.Modified = c.sitemapModified(site, resp, p.URL, prev.Checked, changed, now)
 	}
+	group := c.groupOf(h, site, p.URL)
 	if known && prev.Held {
 		if obs, ok := observation(prev.Checked, now, changed, v.Modified); ok {
 			at := seconds(now)
 			stats.Add(obs, at)
 			site.pool.Add(obs, at)
 			site.dirty = true
+			if group != nil {
+				group.pool.Decay = stats.Decay
+				group.pool.Add(obs, at)
+				group.dirty = true
+			}
 		}
 	}
 	p.Checked = now
-	est := c.estimate(site, &stats)
+	est := c.estimate(site, group, &stats)
 	if est.OK {
 		p.Rate = est.Rate
 	}
@@ -316,10 +365,36 @@ func (c *Crawler) serverTime(resp *fetch.Response, lm time.Time, now time.Time) 
 // site's modification times are trusted and the page's have shown two
 // changes (dissertation §6.5: practically unbiased at any visit rate), else
 // paper 001's prior-seeded irregular-interval MLE, its prior learnt from
-// the site's pooled history once there is enough of it (empirical Bayes,
-// paper 001 §4.4) and paper 001's, on the crawler's clock, before that.
-func (c *Crawler) estimate(site *siteChange, s *change.Stats) change.Estimate {
-	return autoEstimate(s, site.lmTrusted(), site.prior(c.basePrior))
+// the pooled history of the page's URL-pattern group or, before that has
+// enough, of its site (empirical Bayes, paper 001 §4.4), and paper 001's,
+// on the crawler's clock, before either has.
+func (c *Crawler) estimate(site *siteChange, group *groupChange, s *change.Stats) change.Estimate {
+	return autoEstimate(s, site.lmTrusted(), site.prior(group, c.basePrior))
+}
+
+// groupOf returns the pool of url's URL-pattern group on h, reading it
+// from the store the first time; nil if the site has maxGroups already.
+// Called by the committer only.
+func (c *Crawler) groupOf(h *host, site *siteChange, url string) *groupChange {
+	name := groupOf(url)
+	if g := site.groups[name]; g != nil {
+		return g
+	}
+	if len(site.groups) >= maxGroups {
+		return nil
+	}
+	g := &groupChange{}
+	if v, ok, err := c.store.Setting(groupKey(h.name, name)); err == nil && ok {
+		if err := g.pool.UnmarshalBinary([]byte(v)); err != nil {
+			c.log.Warn("group change record unreadable, starting afresh", "host", h.name, "group", name, "err", err)
+			g.pool = change.Stats{}
+		}
+	}
+	if site.groups == nil {
+		site.groups = map[string]*groupChange{}
+	}
+	site.groups[name] = g
+	return g
 }
 
 // lmTrusted reports whether the site gives modification times the
@@ -332,11 +407,16 @@ func autoEstimate(s *change.Stats, lmTrusted bool, prior change.Prior) change.Es
 	return change.Auto{Prior: prior, LastModified: lmTrusted}.Estimate(s)
 }
 
-// prior is the prior of the site's pages: learnt from its pool once that
-// is large enough, else base.
-func (s *siteChange) prior(base change.Prior) change.Prior {
-	if s.pool.Count() >= poolMin {
-		if p, err := change.PriorFromPopulation(&s.pool, base, 1); err == nil {
+// prior is the prior of a page of the site in group (nil: none): learnt
+// from the group's pool once that is large enough, else from the site's,
+// else base.
+func (s *siteChange) prior(group *groupChange, base change.Prior) change.Prior {
+	pool := &s.pool
+	if group != nil && group.pool.Count() >= poolMin {
+		pool = &group.pool
+	}
+	if pool.Count() >= poolMin {
+		if p, err := change.PriorFromPopulation(pool, base, 1); err == nil {
 			return p
 		}
 	}
@@ -351,10 +431,27 @@ func defaultPrior(timeScale float64) change.Prior {
 	return p
 }
 
-// stageSite writes h's siteChange to txn if it changed.
+// stageSite writes h's siteChange and its groups' pools to txn if they
+// changed.
 func (c *Crawler) stageSite(txn *store.Txn, h *host) error {
 	s := h.change
-	if s == nil || !s.dirty {
+	if s == nil {
+		return nil
+	}
+	for name, g := range s.groups {
+		if !g.dirty {
+			continue
+		}
+		b, err := g.pool.MarshalBinary()
+		if err != nil {
+			return fmt.Errorf("group change record of %s/%s: %w", h.name, name, err)
+		}
+		if err := txn.SetSetting(groupKey(h.name, name), string(b)); err != nil {
+			return err
+		}
+		g.dirty = false
+	}
+	if !s.dirty {
 		return nil
 	}
 	v, err := s.encode()

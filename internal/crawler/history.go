@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
@@ -56,6 +57,24 @@ func ReadHistories(dir string, decay time.Duration, fn func(*History) error) err
 		sites[name[len("site/"):]] = site
 		return nil
 	})
+	if err == nil {
+		err = s.Settings("group/", func(name, v string) error {
+			host, group, ok := strings.Cut(name[len("group/"):], "/")
+			site := sites[host]
+			if !ok || site == nil {
+				return nil
+			}
+			g := &groupChange{}
+			if g.pool.UnmarshalBinary([]byte(v)) != nil {
+				return nil // A damaged record: the group gets the site's prior.
+			}
+			if site.groups == nil {
+				site.groups = map[string]*groupChange{}
+			}
+			site.groups[group] = g
+			return nil
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -72,7 +91,7 @@ func ReadHistories(dir string, decay time.Duration, fn func(*History) error) err
 		*h = History{URL: p.URL, Visits: len(visits), Stored: p.Rate, Prior: base}
 		h.Stats.Decay = decay.Seconds()
 		if site := sites[urlx.Host(p.URL)]; site != nil {
-			h.LMTrusted, h.Prior = site.lmTrusted(), site.prior(base)
+			h.LMTrusted, h.Prior = site.lmTrusted(), site.prior(site.groups[groupOf(p.URL)], base)
 		}
 		replay(&h.Stats, visits)
 		return fn(h)

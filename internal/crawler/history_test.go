@@ -2,7 +2,9 @@ package crawler
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -79,6 +81,33 @@ func TestChangeEstimates(t *testing.T) {
 			r.LMTrusted, r.LMDistrusted, r.LMUnproven, modes)
 	}
 
+	// The URL-pattern groups have pools of their own, which the sites'
+	// records do not count.
+	s, err := store.Open(filepath.Join(dir, "state"), store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := 0
+	err = s.Settings("group/", func(name, v string) error {
+		var g change.Stats
+		if err := g.UnmarshalBinary([]byte(v)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if g.Count() > 0 {
+			groups++
+		}
+		return nil
+	})
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups < len(web.Hosts()) {
+		t.Errorf("%d URL-pattern groups with observations on %d hosts, want at least one a host", groups, len(web.Hosts()))
+	}
+
 	// The replay.
 	replayed := 0
 	err = ReadHistories(dir, 0, func(h *History) error {
@@ -138,5 +167,24 @@ func TestChangeEstimates(t *testing.T) {
 		len(ratios), observations, median, ratios[len(ratios)/4], ratios[3*len(ratios)/4])
 	if median < 0.5 || median > 2 {
 		t.Errorf("median estimate/truth %.2f, want within a factor of 2 of 1", median)
+	}
+}
+
+func TestGroupOf(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"http://h0-edu.test/", ""},
+		{"http://h0-edu.test/about.html", ""},
+		{"http://h0-edu.test/news/19.html", "news"},
+		{"http://h0-edu.test/news/", "news"},
+		{"http://h0-edu.test/news/2026/11/a.html", "news"},
+		{"http://h0-edu.test/news?page=2/3", ""},
+		{"https://example.com:8443/shop/item/9#top", "shop"},
+		{"http://h0-edu.test", ""},
+		{"not a url", ""},
+	}
+	for _, tt := range tests {
+		if got := groupOf(tt.url); got != tt.want {
+			t.Errorf("groupOf(%q) = %q, want %q", tt.url, got, tt.want)
+		}
 	}
 }
