@@ -151,6 +151,13 @@ nothing), or give -for. A progress line goes to stderr every -progress, a
 summary to stdout at the end. Errors in the flags, the config file or a seed
 exit with status 2, failures of the crawl with 1.
 
+Each revisit updates the page's estimated change rate; freshcrawl status
+summarises them and freshcrawl estimate lists them.
+
+The Go collector runs at GOGC=400 with a soft memory limit of 1 GiB
+(GOMEMLIMIT) unless the environment sets either: less CPU on collection,
+more memory, bounded.
+
 Example:
   freshcrawl crawl -seed https://example.org/ -data example-crawl -budget 2
 
@@ -172,6 +179,7 @@ func runCrawl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "freshcrawl crawl: %v\n", err)
 		return 2
 	}
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Once the first signal has stopped the crawl, a second one kills the
