@@ -21,6 +21,7 @@ func commands() []command {
 		{"status", "show what a crawl's data directory holds", runStatus},
 		{"estimate", "estimate how often each page changes, from a crawl or a Bing history file", runEstimate},
 		{"accuracy", "measure the change-rate estimators' accuracy on synthetic pages", runAccuracy},
+		{"allocate", "divide a fetch budget among pages for freshness, age or embarrassment", runAllocate},
 		{"simweb", "serve a synthetic web with known truth on loopback", runSimweb},
 	}
 }

@@ -1,0 +1,274 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// DiscreteProblem is paper 002's discrete separable convex resource
+// allocation problem (eqs. 5–7 and 19–21): choose integers x_i in
+// [Min_i, Max_i] with Σ x_i = Total that minimise Σ Cost(i, x_i), where each
+// Cost(i, ·) is convex (its first differences are non-decreasing).
+type DiscreteProblem struct {
+	// N is the number of pages.
+	N int
+	// Cost is F_i(x), e.g. w_i·𝒜_i(x). It is called with x in [Min_i, Max_i].
+	Cost func(i, x int) float64
+	// Min and Max bound each x_i; nil means 0 and Total.
+	Min, Max []int
+	// Total is R, the number of crawls to hand out.
+	Total int
+}
+
+// ErrInfeasible reports bounds that admit no allocation: Σ Min > Total or
+// Σ Max < Total (paper 002 §4.2).
+var ErrInfeasible = errors.New("policy: no allocation meets the bounds")
+
+// ErrNotConvex reports costs whose first differences are NaN or not
+// non-decreasing, which Threshold detects when its search stops shrinking.
+var ErrNotConvex = errors.New("policy: costs are not convex")
+
+// bounds returns the problem's bounds with the defaults filled in, after
+// checking that they admit an allocation.
+func (p DiscreteProblem) bounds() (lo, hi []int, err error) {
+	lo, hi = make([]int, p.N), make([]int, p.N)
+	var slo, shi int
+	for i := range p.N {
+		hi[i] = p.Total
+		if p.Min != nil {
+			lo[i] = p.Min[i]
+		}
+		if p.Max != nil {
+			hi[i] = min(p.Max[i], lo[i]+p.Total)
+		}
+		if lo[i] < 0 || hi[i] < lo[i] {
+			return nil, nil, fmt.Errorf("%w: page %d bounded to [%d, %d]", ErrInfeasible, i, lo[i], hi[i])
+		}
+		slo += lo[i]
+		shi += hi[i]
+	}
+	if p.Total < 0 || slo > p.Total || shi < p.Total {
+		return nil, nil, fmt.Errorf("%w: %d crawls, bounds sum to [%d, %d]", ErrInfeasible, p.Total, slo, shi)
+	}
+	return lo, hi, nil
+}
+
+// delta is the first difference D_{i,j} = F_i(j+1) − F_i(j).
+func (p DiscreteProblem) delta(i, j int) float64 { return p.Cost(i, j+1) - p.Cost(i, j) }
+
+// Greedy solves p by Fox's marginal analysis (paper 002 §4.2, eqs. 19–21):
+// start every x_i at its minimum and hand out the crawls one at a time to
+// the page whose next crawl lowers the cost most, kept in a binary heap.
+// It is exact for convex costs and takes O(N + R log N) time.
+func Greedy(p DiscreteProblem) ([]int, error) {
+	x, hi, err := p.bounds()
+	if err != nil {
+		return nil, err
+	}
+	need := p.Total
+	for _, v := range x {
+		need -= v
+	}
+	// h is a min-heap of pages by their next marginal d[i].
+	h := make([]int32, 0, p.N)
+	d := make([]float64, p.N)
+	for i := range p.N {
+		if x[i] < hi[i] {
+			d[i] = p.delta(i, x[i])
+			h = append(h, int32(i))
+		}
+	}
+	less := func(a, b int32) bool { return d[a] < d[b] || d[a] == d[b] && a < b }
+	down := func(k int) {
+		for {
+			c := 2*k + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && less(h[c+1], h[c]) {
+				c++
+			}
+			if !less(h[c], h[k]) {
+				return
+			}
+			h[k], h[c] = h[c], h[k]
+			k = c
+		}
+	}
+	for k := len(h)/2 - 1; k >= 0; k-- {
+		down(k)
+	}
+	for ; need > 0; need-- {
+		i := h[0]
+		x[i]++
+		if x[i] < hi[i] {
+			d[i] = p.delta(int(i), x[i])
+		} else {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	return x, nil
+}
+
+// Threshold solves p exactly by searching for the marginal threshold τ at
+// which the pages' counts x_i(τ) = #{j : D_{i,j} < τ} (clamped to the
+// bounds) sum to Total, in the spirit of Frederickson and Johnson's
+// algorithm that paper 002 uses (§4.2; spec B.5): every other round takes
+// τ as the weighted median of the middle marginals of every page's
+// undecided range, which discards at least a quarter of the undecided
+// crawls, and the rounds between take the weighted quantile where the
+// remaining crawls should fall, which usually discards far more; each
+// x_i(τ) is a binary search within the page's range. Ties at the final τ
+// go to the lowest page indices. It evaluates Cost O(N log R) times per
+// round over O(log R) rounds, against Greedy's R heap steps.
+func Threshold(p DiscreteProblem) ([]int, error) {
+	xlo, xhi, err := p.bounds()
+	if err != nil {
+		return nil, err
+	}
+	// Invariant: for each i, every D_{i,j} with j < xlo[i] belongs to the
+	// optimum and every one with j ≥ xhi[i] does not; Σ xlo ≤ Total ≤ Σ xhi.
+	slo, shi := 0, 0
+	for i := range p.N {
+		slo += xlo[i]
+		shi += xhi[i]
+	}
+	type cand struct {
+		d float64
+		w int
+	}
+	var cs []cand
+	active := make([]int32, 0, p.N)
+	for i := range p.N {
+		if xlo[i] < xhi[i] {
+			active = append(active, int32(i))
+		}
+	}
+	// first returns the first j in [lo, hi) with D_{i,j} ≥ τ (with
+	// orEqual, D_{i,j} > τ), or hi. It gallops from lo (lo, lo+1, lo+3,
+	// …) before bisecting, so it costs O(log(j − lo)) rather than
+	// O(log(hi − lo)): the ranges start at [Min, Max] while the answers are
+	// near R/N.
+	first := func(i, lo, hi int, tau float64, orEqual bool) int {
+		below := func(j int) bool {
+			d := p.delta(i, j)
+			return d < tau || orEqual && d == tau
+		}
+		for step := 1; lo < hi; step *= 2 {
+			j := min(lo+step-1, hi-1)
+			if !below(j) {
+				hi = j
+				break
+			}
+			lo = j + 1
+		}
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if below(mid) {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		return lo
+	}
+	xlt := make([]int, p.N) // x_i(τ): marginals < τ taken
+	xle := make([]int, p.N) // marginals ≤ τ taken
+	perPage := (p.Total - slo) / max(1, len(active))
+	tauLo, tauHi := math.Inf(-1), math.Inf(1) // the marginals xlo and xhi stop at
+	for round := 0; slo < p.Total && shi > p.Total; round++ {
+		undecided := shi - slo
+		// τ is the weighted median of each active page's middle marginal.
+		cs = cs[:0]
+		total := 0
+		for _, i := range active {
+			w := xhi[i] - xlo[i]
+			probe := xlo[i] + (w-1)/2
+			if round == 0 {
+				// The first ranges run to Max (R by default) while the
+				// answer is near R/N: probe there, each page counting
+				// once, to set the scale.
+				probe, w = min(xlo[i]+perPage, xhi[i]-1), 1
+			}
+			cs = append(cs, cand{p.delta(int(i), probe), w})
+			total += w
+		}
+		slices.SortFunc(cs, func(a, b cand) int {
+			switch {
+			case a.d < b.d:
+				return -1
+			case a.d > b.d:
+				return 1
+			}
+			return 0
+		})
+		// Even rounds take the weighted median, which guarantees progress;
+		// odd rounds aim at the quantile where the remaining crawls should
+		// fall, which usually lands much closer.
+		target := 0.5
+		if round%2 == 1 {
+			target = float64(p.Total-slo) / float64(shi-slo)
+		}
+		tau, acc := cs[len(cs)-1].d, 0
+		for _, c := range cs {
+			if acc += c.w; float64(acc) >= target*float64(total) {
+				tau = c.d
+				break
+			}
+		}
+		if round%2 == 1 && !math.IsInf(tauLo, 0) && !math.IsInf(tauHi, 0) {
+			// Interpolate the count linearly in τ between the bracket's
+			// ends (regula falsi); any τ keeps the invariant.
+			if t := tauLo + (tauHi-tauLo)*float64(p.Total-slo)/float64(shi-slo); t > tauLo && t < tauHi {
+				tau = t
+			}
+		}
+		nlt := slo
+		for _, i := range active {
+			xlt[i] = first(int(i), xlo[i], xhi[i], tau, false)
+			nlt += xlt[i] - xlo[i]
+		}
+		nle := nlt
+		if nlt <= p.Total { // the ties at τ matter only then
+			for _, i := range active {
+				xle[i] = first(int(i), xlt[i], xhi[i], tau, true)
+				nle += xle[i] - xlt[i]
+			}
+		}
+		switch {
+		case nlt > p.Total: // too many below τ: the optimum is below τ
+			tauHi = tau
+			for _, i := range active {
+				shi -= xhi[i] - xlt[i]
+				xhi[i] = xlt[i]
+			}
+		case nle < p.Total: // even every tie at τ is not enough
+			tauLo = tau
+			for _, i := range active {
+				slo += xle[i] - xlo[i]
+				xlo[i] = xle[i]
+			}
+		default: // nlt ≤ Total ≤ nle: take all below τ and enough ties
+			left := p.Total - nlt
+			for _, i := range active {
+				take := min(left, xle[i]-xlt[i])
+				xlo[i] = xlt[i] + take
+				left -= take
+			}
+			slo = p.Total
+		}
+		active = slices.DeleteFunc(active, func(i int32) bool { return xlo[i] >= xhi[i] })
+		if round%2 == 0 && round > 0 && slo < p.Total && shi-slo >= undecided {
+			// Only NaN or non-convex costs stop the median from cutting.
+			return nil, ErrNotConvex
+		}
+	}
+	if shi == p.Total {
+		return xhi, nil
+	}
+	return xlo, nil
+}
