@@ -22,6 +22,7 @@ func commands() []command {
 		{"estimate", "estimate how often each page changes, from a crawl or a Bing history file", runEstimate},
 		{"accuracy", "measure the change-rate estimators' accuracy on synthetic pages", runAccuracy},
 		{"allocate", "divide a fetch budget among pages for freshness, age or embarrassment", runAllocate},
+		{"simulate", "compare refresh policies in the simulator", runSimulate},
 		{"simweb", "serve a synthetic web with known truth on loopback", runSimweb},
 	}
 }

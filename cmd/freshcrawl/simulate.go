@@ -1,0 +1,362 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
+)
+
+func simulateHelp(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, `Usage: freshcrawl simulate [-pages N] [-days D] [-budget F] [-policy NAME] [flags]
+
+Simulate refresh policies on synthetic pages and compare how fresh they keep
+the collection under one fetch budget. Each page changes at its own rate,
+drawn from the rate mix of Cho's dissertation ch. 4 (Fig. 4.2: 23 %% of pages
+change within 30 min-2 h, 15 %% within 1 day-1 week, 16 %% within 1 week-1
+month, 16 %% within 1-4 months, 30 %% more slowly, up to 3 years), as the
+synthetic web (freshcrawl simweb) draws them. At day 0 every copy is fresh;
+the policies learn the rates from their own visits unless -known-rates.
+
+Policies (-policy; "all" runs every one; the oracle always runs, as the
+reference):
+  default       freshcrawl's policy: estimates each page's rate from its
+                visits (change.Auto with an empirical-Bayes prior),
+                re-plans daily with the objective's optimal allocation, and
+                visits pages it gives up every -max-interval
+  oracle        the same allocation on the true rates (the optimum)
+  uniform       every page equally often, in a fixed order
+  proportional  visits in proportion to the (learnt) change rate
+  nutch         Apache Nutch's AdaptiveFetchSchedule (interval x0.8 on
+                change, x1.4 without, sync delta 0.3, 1 min-365 days)
+  stormcrawler  StormCrawler's AdaptiveScheduler (interval halved towards
+                1 h on change, x1.5 without, up to 2 weeks)
+nutch and stormcrawler ignore the budget; they start every page at the
+interval the budget allows, and whatever they ask beyond the budget waits
+in the queue.
+
+Objectives (-objective): freshness maximises the share of time copies are
+fresh (dissertation §5.5.4); age minimises how long stale copies have been
+stale.
+
+Change models (-model): poisson (the dissertation's), pareto (Lomax renewal
+intervals, shape 1.5), qd (quasi-deterministic: changes only at calendar
+slots), mix (10 %% pareto, 5 %% qd, the rest poisson). A share -lastmod of
+pages send an honest Last-Modified.
+
+Output: one row per policy with the averages after the warm-up, over
+-seeds runs (mean ± sample standard deviation):
+  freshness     time-averaged share of pages whose copy is fresh
+  %% of oracle  freshness as a percentage of the oracle's in the same seed
+  age           time-averaged age of a copy (0 while fresh), in days
+  fetches       fetches after the warm-up (per run)
+  changes       of those, fetches that found the page changed
+  delay         mean time a fetch waited for the budget past its due time
+  wall          wall time of the policy's runs
+-json prints the same as one JSON object, with each seed's numbers.
+-csv writes the freshness and age over time, one row per policy and day
+(averaged over the seeds); -plot draws the freshness over time (.png or
+.svg by the file name).
+
+Flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// simulateOptions are the simulate command's flags.
+type simulateOptions struct {
+	pages, seeds, parallel       int
+	seed                         uint64
+	days, warmup, budget         float64
+	lastMod, maxInterval, replan float64
+	policy, objective, model     string
+	csvFile, plotFile            string
+	knownRates, asJSON           bool
+}
+
+func simulateFlags(o *simulateOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.IntVar(&o.pages, "pages", 10000, "number of `pages`")
+	fs.Float64Var(&o.days, "days", 150, "simulated `days`")
+	fs.Float64Var(&o.warmup, "warmup", 60, "`days` at the start left out of the averages")
+	fs.Float64Var(&o.budget, "budget", 0, "`fetches` per day (0: pages/3, a third of a daily visit per page)")
+	fs.StringVar(&o.policy, "policy", "all", "policy `name`: "+strings.Join(simpolicy.Policies, ", ")+" or all")
+	fs.StringVar(&o.objective, "objective", "freshness", "freshness or age")
+	fs.StringVar(&o.model, "model", "poisson", "change `model`: poisson, pareto, qd or mix")
+	fs.Float64Var(&o.lastMod, "lastmod", 0.6, "`share` of pages sending an honest Last-Modified (simweb: 0.6)")
+	fs.BoolVar(&o.knownRates, "known-rates", false, "give default and proportional the true rates instead of learning them")
+	fs.IntVar(&o.seeds, "seeds", 1, "repeat with `k` seeds and report mean ± standard deviation")
+	fs.Uint64Var(&o.seed, "seed", 1, "first `seed`; the runs use seed, seed+1, ...")
+	fs.Float64Var(&o.maxInterval, "max-interval", policy.DefaultMaxInterval/secondsPerDay, "default's longest interval and probe interval of given-up pages, in `days`")
+	fs.Float64Var(&o.replan, "replan", 24, "default's re-plan period in `hours`")
+	fs.IntVar(&o.parallel, "parallel", 0, "`runs` at once (0: one per CPU)")
+	fs.StringVar(&o.csvFile, "csv", "", "write freshness and age over time to `file`")
+	fs.StringVar(&o.plotFile, "plot", "", "draw freshness over time to `file`.png or .svg")
+	fs.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
+	return fs
+}
+
+// comparison checks the flags and builds the comparison they ask for.
+func (o *simulateOptions) comparison() (simpolicy.Comparison, error) {
+	var c simpolicy.Comparison
+	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
+	switch {
+	case o.pages < 1 || o.pages > 1<<26:
+		return c, fmt.Errorf("-pages must be between 1 and %d", 1<<26)
+	case !pos(o.days):
+		return c, errors.New("-days must be a positive number")
+	case !(o.warmup >= 0 && o.warmup < o.days):
+		return c, errors.New("-warmup must be at least 0 and less than -days")
+	case !(o.budget >= 0) || math.IsInf(o.budget, 1):
+		return c, errors.New("-budget must be a positive number of fetches per day")
+	case !(o.lastMod >= 0 && o.lastMod <= 1):
+		return c, errors.New("-lastmod must be a share between 0 and 1")
+	case o.seeds < 1 || o.seeds > 1000:
+		return c, errors.New("-seeds must be between 1 and 1000")
+	case !pos(o.maxInterval):
+		return c, errors.New("-max-interval must be a positive number of days")
+	case !pos(o.replan):
+		return c, errors.New("-replan must be a positive number of hours")
+	case o.parallel < 0:
+		return c, errors.New("-parallel must not be negative")
+	}
+	if ext := strings.ToLower(filepath.Ext(o.plotFile)); o.plotFile != "" && ext != ".png" && ext != ".svg" {
+		return c, fmt.Errorf("-plot %s: the file name must end in .png or .svg", o.plotFile)
+	}
+	switch o.objective {
+	case "freshness":
+		c.Allocator = policy.OptimalFreshness{}
+	case "age":
+		c.Allocator = policy.OptimalAge{}
+	default:
+		return c, fmt.Errorf("unknown -objective %q (want freshness or age)", o.objective)
+	}
+	m, err := simpolicy.ParseModel(o.model)
+	if err != nil {
+		return c, fmt.Errorf("-model: %w", err)
+	}
+	c.Policies = simpolicy.Policies
+	if o.policy != "all" {
+		if !slices.Contains(simpolicy.Policies, o.policy) {
+			return c, fmt.Errorf("unknown -policy %q (want %s or all)", o.policy, strings.Join(simpolicy.Policies, ", "))
+		}
+		c.Policies = []string{o.policy}
+	}
+	budget := o.budget
+	if budget == 0 {
+		budget = float64(o.pages) / 3
+	}
+	c.Pages, c.Budget = o.pages, budget/secondsPerDay
+	c.KnownRates = o.knownRates
+	c.MaxInterval = o.maxInterval * secondsPerDay
+	c.Model, c.LastModified = m, o.lastMod
+	c.Days, c.WarmUp = o.days, o.warmup
+	c.ReplanEvery = o.replan * 3600
+	c.Parallel = o.parallel
+	for k := range o.seeds {
+		c.Seeds = append(c.Seeds, o.seed+uint64(k))
+	}
+	return c, nil
+}
+
+func runSimulate(args []string, stdout, stderr io.Writer) int {
+	var o simulateOptions
+	fs := simulateFlags(&o)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			simulateHelp(fs, stdout)
+			return 0
+		}
+		fmt.Fprintf(stderr, "freshcrawl simulate: %v (see -h)\n", err)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "freshcrawl simulate: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	c, err := o.comparison()
+	if err != nil {
+		fmt.Fprintf(stderr, "freshcrawl simulate: %v\n", err)
+		return 2
+	}
+	rep, err := simpolicy.Compare(context.Background(), c)
+	if err != nil {
+		fmt.Fprintf(stderr, "freshcrawl simulate: %v\n", err)
+		return 1
+	}
+	if o.csvFile != "" {
+		if err := writeFileWith(o.csvFile, buffered(func(w io.Writer) error { return writeSeriesCSV(w, rep) })); err != nil {
+			fmt.Fprintf(stderr, "freshcrawl simulate: %v\n", err)
+			return 1
+		}
+	}
+	if o.plotFile != "" {
+		format := strings.TrimPrefix(strings.ToLower(filepath.Ext(o.plotFile)), ".")
+		if err := writeFileWith(o.plotFile, buffered(func(w io.Writer) error { return rep.Plot(w, format, o.warmup) })); err != nil {
+			fmt.Fprintf(stderr, "freshcrawl simulate: %v\n", err)
+			return 1
+		}
+	}
+	w := bufio.NewWriter(stdout)
+	if o.asJSON {
+		err = writeSimulateJSON(w, c, rep)
+	} else {
+		writeSimulate(w, c, rep)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "freshcrawl simulate: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// buffered wraps a writing function in a bufio.Writer.
+func buffered(write func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+}
+
+// pm formats a Stat as "mean ± sd" with format f, or the mean alone for
+// one seed.
+func pm(s simpolicy.Stat, f string, seeds int) string {
+	if seeds < 2 {
+		return fmt.Sprintf(f, s.Mean)
+	}
+	return fmt.Sprintf(f+" ± "+f, s.Mean, s.SD)
+}
+
+func writeSimulate(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Report) {
+	k := len(c.Seeds)
+	fmt.Fprintf(w, "%d pages, %s changes (ch. 4 rate mix), budget %.6g fetches/day, %g days (warm-up %g), %s, %d seed(s)",
+		c.Pages, c.Model, c.Budget*secondsPerDay, c.Days, c.WarmUp, objectiveName(c.Allocator), k)
+	if c.KnownRates {
+		fmt.Fprint(w, ", known rates")
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "policy\tfreshness\t% of oracle\tage (days)\tfetches\tchanges\tdelay\twall\t\n")
+	for _, r := range rep.Rows {
+		pct := r.OfOracle
+		pct.Mean, pct.SD = 100*pct.Mean, 100*pct.SD
+		age := r.Age
+		age.Mean, age.SD = age.Mean/secondsPerDay, age.SD/secondsPerDay
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t\n", r.Policy, pm(r.Freshness, "%.4f", k), pm(pct, "%.2f", k),
+			pm(age, "%.3g", k), r.Fetches.Mean, r.Changes.Mean, humanSeconds(r.Delay.Mean), r.Wall.Round(time.Millisecond))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "wall time %v\n", rep.Wall.Round(time.Millisecond))
+}
+
+func objectiveName(a policy.Allocator) string {
+	if _, ok := a.(policy.OptimalAge); ok {
+		return "age"
+	}
+	return "freshness"
+}
+
+// jsonStat is a Stat in -json output.
+type jsonStat struct {
+	Mean float64 `json:"mean"`
+	SD   float64 `json:"sd"`
+}
+
+type jsonSeed struct {
+	Seed      uint64  `json:"seed"`
+	Freshness float64 `json:"freshness"`
+	AgeDays   float64 `json:"age_days"`
+	Fetches   int64   `json:"fetches"`
+	Changes   int64   `json:"changes"`
+}
+
+type jsonPolicy struct {
+	Policy       string     `json:"policy"`
+	Freshness    jsonStat   `json:"freshness"`
+	OfOracle     jsonStat   `json:"of_oracle"`
+	AgeDays      jsonStat   `json:"age_days"`
+	Fetches      jsonStat   `json:"fetches"`
+	Changes      jsonStat   `json:"changes"`
+	DelaySeconds jsonStat   `json:"delay_seconds"`
+	WallSeconds  float64    `json:"wall_seconds"`
+	Seeds        []jsonSeed `json:"seeds"`
+}
+
+type jsonSimulation struct {
+	Pages        int          `json:"pages"`
+	Model        string       `json:"model"`
+	Objective    string       `json:"objective"`
+	BudgetPerDay float64      `json:"budget_per_day"`
+	Days         float64      `json:"days"`
+	WarmUpDays   float64      `json:"warmup_days"`
+	KnownRates   bool         `json:"known_rates"`
+	LastModShare float64      `json:"lastmod_share"`
+	MaxInterval  float64      `json:"max_interval_days"`
+	ReplanHours  float64      `json:"replan_hours"`
+	WallSeconds  float64      `json:"wall_seconds"`
+	Policies     []jsonPolicy `json:"policies"`
+}
+
+func writeSimulateJSON(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Report) error {
+	js := func(s simpolicy.Stat, scale float64) jsonStat { return jsonStat{s.Mean / scale, s.SD / scale} }
+	maxI := c.MaxInterval
+	if maxI == 0 {
+		maxI = policy.DefaultMaxInterval
+	}
+	out := jsonSimulation{Pages: c.Pages, Model: c.Model.String(), Objective: objectiveName(c.Allocator),
+		BudgetPerDay: c.Budget * secondsPerDay, Days: c.Days, WarmUpDays: c.WarmUp, KnownRates: c.KnownRates,
+		LastModShare: c.LastModified, MaxInterval: maxI / secondsPerDay, ReplanHours: c.ReplanEvery / 3600,
+		WallSeconds: rep.Wall.Seconds()}
+	for _, r := range rep.Rows {
+		p := jsonPolicy{Policy: r.Policy, Freshness: js(r.Freshness, 1), OfOracle: js(r.OfOracle, 1),
+			AgeDays: js(r.Age, secondsPerDay), Fetches: js(r.Fetches, 1), Changes: js(r.Changes, 1),
+			DelaySeconds: js(r.Delay, 1), WallSeconds: r.Wall.Seconds()}
+		for i, res := range r.PerSeed {
+			p.Seeds = append(p.Seeds, jsonSeed{Seed: c.Seeds[i], Freshness: res.Freshness, AgeDays: res.Age / secondsPerDay,
+				Fetches: res.Fetches, Changes: res.ChangesDetected})
+		}
+		out.Policies = append(out.Policies, p)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// writeSeriesCSV writes day_start, day_end, policy, freshness, age_days:
+// one row per policy and day, averaged over the seeds.
+func writeSeriesCSV(w io.Writer, rep *simpolicy.Report) error {
+	if _, err := fmt.Fprintln(w, "day_start,day_end,policy,freshness,age_days"); err != nil {
+		return err
+	}
+	for _, r := range rep.Rows {
+		for _, p := range r.Series {
+			if _, err := fmt.Fprintf(w, "%g,%g,%s,%.6f,%.6f\n", p.Start/secondsPerDay, p.End/secondsPerDay,
+				r.Policy, p.Freshness, p.Age/secondsPerDay); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSimulateHelp checks -h names every flag and output column.
+func TestSimulateHelp(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runSimulate([]string{"-h"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, s := range []string{"-pages", "-days", "-warmup", "-budget", "-policy", "-objective", "-model",
+		"-known-rates", "-seeds", "-csv", "-plot", "-json", "-lastmod", "-max-interval", "-replan",
+		"freshness", "% of oracle", "age", "fetches", "changes", "delay", "wall",
+		"default", "oracle", "uniform", "proportional", "nutch", "stormcrawler"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("help lacks %q", s)
+		}
+	}
+}
+
+// TestSimulateBadInput checks that bad flags exit 2 with one line.
+func TestSimulateBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"pages", []string{"-pages", "0"}, "-pages"},
+		{"days", []string{"-days", "-1"}, "-days"},
+		{"warmup", []string{"-days", "10", "-warmup", "10"}, "-warmup"},
+		{"budget", []string{"-budget", "-3"}, "-budget"},
+		{"policy", []string{"-policy", "lru"}, "-policy"},
+		{"objective", []string{"-objective", "cost"}, "-objective"},
+		{"model", []string{"-model", "weibull"}, "-model"},
+		{"seeds", []string{"-seeds", "0"}, "-seeds"},
+		{"lastmod", []string{"-lastmod", "2"}, "-lastmod"},
+		{"plot", []string{"-plot", "out.gif"}, ".png or .svg"},
+		{"flag", []string{"-nope"}, "-nope"},
+		{"argument", []string{"extra"}, "unexpected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runSimulate(tt.args, &out, &errOut)
+			msg := errOut.String()
+			if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tt.want) {
+				t.Errorf("exit %d, stderr %q: want 2 and one line with %q", code, msg, tt.want)
+			}
+		})
+	}
+}
+
+// TestSimulateRun runs a small comparison through the command with every
+// output: JSON, CSV and an SVG plot, and the text table.
+func TestSimulateRun(t *testing.T) {
+	dir := t.TempDir()
+	csvFile, plotFile := filepath.Join(dir, "f.csv"), filepath.Join(dir, "f.svg")
+	var out, errOut bytes.Buffer
+	args := []string{"-pages", "300", "-days", "12", "-warmup", "4", "-seeds", "2", "-json", "-csv", csvFile, "-plot", plotFile}
+	if code := runSimulate(args, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var js jsonSimulation
+	if err := json.Unmarshal(out.Bytes(), &js); err != nil {
+		t.Fatal(err)
+	}
+	if js.Pages != 300 || js.BudgetPerDay != 100 || len(js.Policies) != 6 {
+		t.Fatalf("pages %d, budget %g, %d policies; want 300, 100 (a third), 6", js.Pages, js.BudgetPerDay, len(js.Policies))
+	}
+	for _, p := range js.Policies {
+		if len(p.Seeds) != 2 || !(p.Freshness.Mean > 0 && p.Freshness.Mean <= 1) {
+			t.Errorf("%s: %d seeds, freshness %g", p.Policy, len(p.Seeds), p.Freshness.Mean)
+		}
+		// Fetches in the 8-day window cannot exceed the budget's 800.
+		if p.Fetches.Mean > 801 {
+			t.Errorf("%s: %g fetches, budget allows 800", p.Policy, p.Fetches.Mean)
+		}
+		if p.Policy == "oracle" && p.OfOracle.Mean != 1 {
+			t.Errorf("oracle is %g of itself", p.OfOracle.Mean)
+		}
+	}
+	csv, err := os.ReadFile(csvFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(csv), "\n"); lines != 1+6*12 {
+		t.Errorf("csv has %d lines, want a header and 6 policies × 12 days", lines)
+	}
+	svg, err := os.ReadFile(plotFile)
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) {
+		t.Errorf("plot: %v", err)
+	}
+	out.Reset()
+	if code := runSimulate([]string{"-pages", "200", "-days", "5", "-warmup", "1", "-policy", "nutch"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, s := range []string{"200 pages", "nutch", "oracle", "100.00"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("table lacks %q:\n%s", s, out.String())
+		}
+	}
+}
