@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -92,17 +91,8 @@ func accuracyFlags(o *accuracyOptions) *flag.FlagSet {
 func runAccuracy(args []string, stdout, stderr io.Writer) int {
 	var o accuracyOptions
 	fs := accuracyFlags(&o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			accuracyHelp(fs, stdout)
-			return 0
-		}
-		fmt.Fprintf(stderr, "freshcrawl accuracy: %v (see -h)\n", err)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "freshcrawl accuracy: unexpected arguments %q\n", fs.Args())
-		return 2
+	if code, ok := parseArgs("accuracy", fs, args, accuracyHelp, stdout, stderr); !ok {
+		return code
 	}
 	cfg := study.DefaultConfig()
 	if o.quick {

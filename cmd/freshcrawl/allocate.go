@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -120,17 +119,8 @@ const secondsPerDay = 86400.0
 func runAllocate(args []string, stdout, stderr io.Writer) int {
 	var o allocateOptions
 	fs := allocateFlags(&o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			allocateHelp(fs, stdout)
-			return 0
-		}
-		fmt.Fprintf(stderr, "freshcrawl allocate: %v (see -h)\n", err)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "freshcrawl allocate: unexpected arguments %q\n", fs.Args())
-		return 2
+	if code, ok := parseArgs("allocate", fs, args, allocateHelp, stdout, stderr); !ok {
+		return code
 	}
 	if o.rates == "" {
 		fmt.Fprintln(stderr, "freshcrawl allocate: -rates is required (see -h)")

@@ -110,17 +110,8 @@ func selectEstimators(name string) ([]pageEstimator, error) {
 func runEstimate(args []string, stdout, stderr io.Writer) int {
 	var o estimateOptions
 	fs := estimateFlags(&o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			estimateHelp(fs, stdout)
-			return 0
-		}
-		fmt.Fprintf(stderr, "freshcrawl estimate: %v (see -h)\n", err)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "freshcrawl estimate: unexpected arguments %q\n", fs.Args())
-		return 2
+	if code, ok := parseArgs("estimate", fs, args, estimateHelp, stdout, stderr); !ok {
+		return code
 	}
 	if o.limit < 0 || o.decay < 0 {
 		fmt.Fprintln(stderr, "freshcrawl estimate: -limit and -decay must not be negative")

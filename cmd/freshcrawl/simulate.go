@@ -178,17 +178,8 @@ func (o *simulateOptions) comparison() (simpolicy.Comparison, error) {
 func runSimulate(args []string, stdout, stderr io.Writer) int {
 	var o simulateOptions
 	fs := simulateFlags(&o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			simulateHelp(fs, stdout)
-			return 0
-		}
-		fmt.Fprintf(stderr, "freshcrawl simulate: %v (see -h)\n", err)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "freshcrawl simulate: unexpected arguments %q\n", fs.Args())
-		return 2
+	if code, ok := parseArgs("simulate", fs, args, simulateHelp, stdout, stderr); !ok {
+		return code
 	}
 	c, err := o.comparison()
 	if err != nil {

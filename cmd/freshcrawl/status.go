@@ -46,17 +46,8 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	var dir string
 	var asJSON bool
 	fs := statusFlags(&dir, &asJSON)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			statusHelp(fs, stdout)
-			return 0
-		}
-		fmt.Fprintf(stderr, "freshcrawl status: %v (see -h)\n", err)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "freshcrawl status: unexpected arguments %q\n", fs.Args())
-		return 2
+	if code, ok := parseArgs("status", fs, args, statusHelp, stdout, stderr); !ok {
+		return code
 	}
 	st, err := crawler.ReadStatus(dir, time.Now())
 	switch {
