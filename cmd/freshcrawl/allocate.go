@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -135,16 +134,12 @@ func runAllocate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "freshcrawl allocate: %v\n", err)
 		return 2
 	}
-	in := io.Reader(os.Stdin)
-	if o.rates != "-" {
-		f, err := os.Open(o.rates)
-		if err != nil {
-			fmt.Fprintf(stderr, "freshcrawl allocate: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		in = f
+	in, err := openInput(o.rates)
+	if err != nil {
+		fmt.Fprintf(stderr, "freshcrawl allocate: %v\n", err)
+		return 2
 	}
+	defer in.Close()
 	ids, pages, err := readRates(in)
 	if err != nil {
 		fmt.Fprintf(stderr, "freshcrawl allocate: %s: %v\n", o.rates, err)

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"compress/gzip"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 )
 
 // parseArgs parses the arguments of the command name into fs, which takes
@@ -25,4 +29,39 @@ func parseArgs(name string, fs *flag.FlagSet, args []string, help func(*flag.Fla
 		return 2, false
 	}
 	return 0, true
+}
+
+// openInput opens the input file name: standard input for "-", and a name
+// ending in .gz is gunzipped. The caller closes what it returns.
+func openInput(name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(os.Stdin), nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(name, ".gz") {
+		return f, nil
+	}
+	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return gzipFile{zr, f}, nil
+}
+
+// gzipFile closes the gzip stream and the file under it.
+type gzipFile struct {
+	*gzip.Reader
+	f *os.File
+}
+
+func (g gzipFile) Close() error {
+	err := g.Reader.Close()
+	if ferr := g.f.Close(); err == nil {
+		err = ferr
+	}
+	return err
 }

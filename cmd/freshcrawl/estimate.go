@@ -2,16 +2,13 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
@@ -170,25 +167,12 @@ func estimateData(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 const maxReported = 10
 
 func estimateBing(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
-	var in io.Reader = os.Stdin
-	if o.bing != "-" {
-		f, err := os.Open(o.bing)
-		if err != nil {
-			fmt.Fprintf(stderr, "freshcrawl estimate: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		in = f
-		if strings.HasSuffix(o.bing, ".gz") {
-			zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
-			if err != nil {
-				fmt.Fprintf(stderr, "freshcrawl estimate: %s: %v\n", o.bing, err)
-				return 2
-			}
-			defer zr.Close()
-			in = zr
-		}
+	in, err := openInput(o.bing)
+	if err != nil {
+		fmt.Fprintf(stderr, "freshcrawl estimate: %v\n", err)
+		return 2
 	}
+	defer in.Close()
 	r := change.NewBingReader(in)
 	h := &crawler.History{Prior: change.Paper001Prior()}
 	bad, n := 0, 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"math"
 	"path/filepath"
@@ -97,5 +98,22 @@ func TestEstimateUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q: want 2 and one line naming %q", code, msg, tt.want)
 			}
 		})
+	}
+}
+
+// A gzipped history file reads the same as the plain one.
+func TestEstimateBingGzip(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(bingFixture))
+	zw.Close()
+	file := writeFile(t, "h.txt.gz", gz.String())
+	var plain, zipped, errOut bytes.Buffer
+	run([]string{"estimate", "-bing", writeFile(t, "h.txt", bingFixture), "-json"}, &plain, &errOut)
+	if code := run([]string{"estimate", "-bing", file, "-json"}, &zipped, &errOut); code != 1 {
+		t.Errorf("exit %d, want 1 (the fixture's malformed line)", code)
+	}
+	if zipped.String() != plain.String() || zipped.Len() == 0 {
+		t.Errorf("gzipped input gave\n%s\nwant\n%s", zipped.String(), plain.String())
 	}
 }
