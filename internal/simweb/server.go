@@ -2,7 +2,6 @@ package simweb
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"net"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // ServeHTTP serves the virtual hosts of the web. The host is taken from the
