@@ -34,6 +34,10 @@ type crawlFile struct {
 	UserAgent      *string  `toml:"user-agent"`
 	Scope          *string  `toml:"scope"`
 	Revisit        *string  `toml:"revisit"`
+	Policy         *string  `toml:"policy"`
+	Objective      *string  `toml:"objective"`
+	CrawlCost      *string  `toml:"crawl-cost"`
+	MaxRevisit     *string  `toml:"max-revisit"`
 	Workers        *int     `toml:"workers"`
 	MaxURLsPerHost *int     `toml:"max-urls-per-host"`
 	FollowNofollow *bool    `toml:"follow-nofollow"`
@@ -142,6 +146,10 @@ func (f *crawlFile) settings(dir string) []setting {
 	str("user-agent", "user-agent", f.UserAgent)
 	str("scope", "scope", f.Scope)
 	str("revisit", "revisit", f.Revisit)
+	str("policy", "policy", f.Policy)
+	str("objective", "objective", f.Objective)
+	str("crawl-cost", "crawl-cost", f.CrawlCost)
+	str("max-revisit", "max-revisit", f.MaxRevisit)
 	integer("workers", f.Workers)
 	integer("max-urls-per-host", f.MaxURLsPerHost)
 	boolean("follow-nofollow", f.FollowNofollow)

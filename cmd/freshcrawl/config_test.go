@@ -57,6 +57,9 @@ func TestExampleConfig(t *testing.T) {
 		Fetch:          fetch.Config{UserAgent: fetch.DefaultUserAgent},
 		WARCMaxSize:    1 << 30,
 		Logger:         slog.Default(),
+		Policy:         crawler.PolicyOptimal,
+		Objective:      crawler.ObjectiveFreshness,
+		CrawlCost:      time.Hour,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("config from the example:\n got %+v\nwant %+v", cfg, want)

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -96,6 +97,10 @@ type crawlOptions struct {
 	userAgent      string
 	scope          scopeValue
 	revisit        time.Duration
+	policy         string
+	objective      string
+	crawlCost      time.Duration
+	maxRevisit     time.Duration
 	workers        int
 	maxURLsPerHost int
 	followNofollow bool
@@ -125,7 +130,11 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header; robots.txt groups are matched on its first word")
 	o.scope = scopeValue(crawler.ScopeSite)
 	fs.Var(&o.scope, "scope", "links followed: `host|site|any` (to the seeds' hosts, to their sites, i.e. registered domains, or all)")
-	fs.DurationVar(&o.revisit, "revisit", 0, "interval between fetches of a held page (0: the uniform interval that fits -budget)")
+	fs.DurationVar(&o.revisit, "revisit", 0, "mean interval between fetches of a held page (0: the one that fits -budget; see REFRESH above)")
+	fs.StringVar(&o.policy, "policy", string(crawler.PolicyOptimal), "refresh `policy`: optimal, uniform, proportional, nutch or stormcrawler (see REFRESH above)")
+	fs.StringVar(&o.objective, "objective", string(crawler.ObjectiveFreshness), "what -policy optimal optimises: `freshness|age|embarrassment|cost`")
+	fs.DurationVar(&o.crawlCost, "crawl-cost", crawler.DefaultCrawlCost, "with -objective cost: one fetch costs as much as a copy being stale this long")
+	fs.DurationVar(&o.maxRevisit, "max-revisit", 0, "longest wait between fetches of a held page, and how often pages the optimum gives up are probed (0: 20 mean intervals)")
 	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "most requests in flight at once")
 	fs.IntVar(&o.maxURLsPerHost, "max-urls-per-host", crawler.DefaultMaxURLsPerHost, "most URLs ever queued for one host, a trap defence (0: no limit)")
 	fs.BoolVar(&o.followNofollow, "follow-nofollow", false, "follow rel=nofollow links and the links of pages whose robots meta tag says nofollow")
@@ -151,8 +160,28 @@ nothing), or give -for. A progress line goes to stderr every -progress, a
 summary to stdout at the end. Errors in the flags, the config file or a seed
 exit with status 2, failures of the crawl with 1.
 
-Each revisit updates the page's estimated change rate; freshcrawl status
-summarises them and freshcrawl estimate lists them.
+REFRESH. Each revisit updates the page's estimated change rate (dissertation
+ch. 6, paper 001); freshcrawl status summarises them and freshcrawl estimate
+lists them. The held pages share the part of -budget that discovery does not
+need (all of it once the collection is full; without -budget, the collection
+once per -revisit, default 24h), and -policy decides how:
+  optimal        (default) the optimum of -objective for the estimated rates
+                 (ch. 5), re-planned as the estimates move:
+                   freshness      the share of time copies are up to date; a
+                                  page changing too fast to keep fresh is
+                                  given up and only probed every -max-revisit
+                   age            how long stale copies have been stale
+                   embarrassment  paper 002: the rate of stale results users
+                                  see, weighted freshness under Poisson change
+                   cost           paper 001: each fetch costs -crawl-cost of
+                                  staleness; pages are fetched when that pays,
+                                  whatever the budget (which still caps)
+  uniform        every page equally often
+  proportional   in proportion to its change rate (worse than uniform, §5.5.2)
+  nutch          Apache Nutch's AdaptiveFetchSchedule (default settings)
+  stormcrawler   StormCrawler's adaptive scheduler (default settings)
+In the simulator (freshcrawl simulate) the default keeps pages fresher than
+every other; freshcrawl allocate shows the plan for rates you give.
 
 The Go collector runs at GOGC=400 with a soft memory limit of 1 GiB
 (GOMEMLIMIT) unless the environment sets either: less CPU on collection,
@@ -236,6 +265,14 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		return crawler.Config{}, usagef("-max-crawl-delay %v is not positive", o.maxCrawlDelay)
 	case o.revisit < 0:
 		return crawler.Config{}, usagef("-revisit %v is negative", o.revisit)
+	case !slices.Contains(crawler.Policies, crawler.Policy(o.policy)):
+		return crawler.Config{}, usagef("-policy %q: want one of %v", o.policy, crawler.Policies)
+	case !slices.Contains(crawler.Objectives, crawler.Objective(o.objective)):
+		return crawler.Config{}, usagef("-objective %q: want one of %v", o.objective, crawler.Objectives)
+	case o.crawlCost <= 0:
+		return crawler.Config{}, usagef("-crawl-cost %v is not positive", o.crawlCost)
+	case o.maxRevisit < 0:
+		return crawler.Config{}, usagef("-max-revisit %v is negative", o.maxRevisit)
 	case o.workers < 1:
 		return crawler.Config{}, usagef("-workers %d: need at least 1", o.workers)
 	case o.maxURLsPerHost < 0:
@@ -264,6 +301,10 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		Delay:          o.delay,
 		MaxCrawlDelay:  o.maxCrawlDelay,
 		Revisit:        o.revisit,
+		Policy:         crawler.Policy(o.policy),
+		Objective:      crawler.Objective(o.objective),
+		CrawlCost:      o.crawlCost,
+		MaxRevisit:     o.maxRevisit,
 		Workers:        o.workers,
 		MaxURLsPerHost: o.maxURLsPerHost,
 		FollowNofollow: o.followNofollow,

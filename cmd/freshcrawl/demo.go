@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -64,6 +65,9 @@ Flags:
 	dataDir := fs.String("data", "", "keep the crawl (state and WARC files) in this directory (default: a temporary one, removed at exit)")
 	control := fs.String("control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
 	verbose := fs.Bool("v", false, "log every failed fetch")
+	pol := fs.String("policy", string(crawler.PolicyOptimal), "refresh policy: optimal, uniform, proportional, nutch or stormcrawler (see freshcrawl crawl -h)")
+	objective := fs.String("objective", string(crawler.ObjectiveFreshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
+	warmup := fs.Duration("warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -74,8 +78,16 @@ Flags:
 		fmt.Fprintf(stderr, "freshcrawl demo: unexpected arguments: %v\n", fs.Args())
 		return 2
 	}
-	if *budget <= 0 || *every <= 0 || *delay < 0 || *runFor < 0 {
-		fmt.Fprintln(stderr, "freshcrawl demo: -budget and -progress must be positive, -delay and -for not negative")
+	if *budget <= 0 || *every <= 0 || *delay < 0 || *runFor < 0 || *warmup < 0 {
+		fmt.Fprintln(stderr, "freshcrawl demo: -budget and -progress must be positive, -delay, -for and -warmup not negative")
+		return 2
+	}
+	if !slices.Contains(crawler.Policies, crawler.Policy(*pol)) {
+		fmt.Fprintf(stderr, "freshcrawl demo: -policy %q: want one of %v\n", *pol, crawler.Policies)
+		return 2
+	}
+	if !slices.Contains(crawler.Objectives, crawler.Objective(*objective)) {
+		fmt.Fprintf(stderr, "freshcrawl demo: -objective %q: want one of %v\n", *objective, crawler.Objectives)
 		return 2
 	}
 	web, err := simweb.New(sc, nil)
@@ -91,7 +103,19 @@ Flags:
 		defer cancel()
 	}
 	d := &demo{web: web, copies: map[string]uint32{}, rates: map[string]estimated{}, stdout: stdout, stderr: stderr}
-	return d.run(ctx, *dataDir, *control, *budget, *delay, *every, *verbose)
+	return d.run(ctx, demoOptions{dataDir: *dataDir, control: *control, budget: *budget, delay: *delay, every: *every,
+		verbose: *verbose, policy: crawler.Policy(*pol), objective: crawler.Objective(*objective), warmup: *warmup})
+}
+
+// demoOptions are the demo's settings.
+type demoOptions struct {
+	dataDir, control string
+	budget           float64
+	delay, every     time.Duration
+	verbose          bool
+	policy           crawler.Policy
+	objective        crawler.Objective
+	warmup           time.Duration
 }
 
 // demo tracks the collection a crawl holds, copy by copy, so simweb can
@@ -178,7 +202,8 @@ func (d *demo) rateAccuracy() (n int, within2 float64) {
 	return n, float64(good) / float64(n)
 }
 
-func (d *demo) run(ctx context.Context, dataDir, control string, budget float64, delay, every time.Duration, verbose bool) int {
+func (d *demo) run(ctx context.Context, o demoOptions) int {
+	dataDir, control, budget, delay, every, verbose := o.dataDir, o.control, o.budget, o.delay, o.every, o.verbose
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
@@ -232,6 +257,7 @@ func (d *demo) run(ctx context.Context, dataDir, control string, budget float64,
 		Fetch:    fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}},
 		Logger:   slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: level})),
 		OnFetch:  d.observe,
+		Policy:   o.policy, Objective: o.objective,
 		// Last-Modified and Date come from simweb's simulated clock.
 		TimeScale: d.web.Config().Speed,
 	})
@@ -245,7 +271,11 @@ func (d *demo) run(ctx context.Context, dataDir, control string, budget float64,
 		cfg.Hosts, cfg.PagesPerHost, pages, ln.Addr(), cfg.Speed)
 	fmt.Fprintf(d.stdout, "demo: budget %g fetches/s: each page once every %v wall = %s simulated, while a fifth of the pages change more than once a day\n",
 		budget, cycle.Round(time.Second), simDuration(time.Duration(float64(cycle)*cfg.Speed)))
-	fmt.Fprintf(d.stdout, "demo: crawl data in %s\n", dataDir)
+	fmt.Fprintf(d.stdout, "demo: refresh policy %s", o.policy)
+	if o.policy == crawler.PolicyOptimal {
+		fmt.Fprintf(d.stdout, " (%s)", o.objective)
+	}
+	fmt.Fprintf(d.stdout, "; crawl data in %s\n", dataDir)
 	fmt.Fprintf(d.stdout, "%7s %9s %13s %9s %7s %7s %11s %15s\n", "wall", "simulated", "held", "fetch/s", "fresh", "held", "age(held)", "rate within 2×")
 
 	done := make(chan error, 1)
@@ -255,6 +285,10 @@ func (d *demo) run(ctx context.Context, dataDir, control string, budget float64,
 	defer tick.Stop()
 	var lastReq int64
 	last := start
+	var sum struct {
+		n                int
+		fresh, held, age float64
+	}
 	line := func() {
 		now := time.Now()
 		st := c.Stats()
@@ -265,6 +299,12 @@ func (d *demo) run(ctx context.Context, dataDir, control string, budget float64,
 		est := "-"
 		if n, within := d.rateAccuracy(); n > 0 {
 			est = fmt.Sprintf("%.2f of %d", within, n)
+		}
+		if now.Sub(start) >= o.warmup {
+			sum.n++
+			sum.fresh += webFresh
+			sum.held += q.Freshness
+			sum.age += q.MeanAge.Seconds()
 		}
 		fmt.Fprintf(d.stdout, "%7s %9s %6d/%-6d %9.1f %7.3f %7.3f %11s %15s\n",
 			now.Sub(start).Round(time.Second), simDuration(d.web.Clock().Now()), q.Pages, pages, rate,
@@ -291,6 +331,11 @@ loop:
 	st := c.Stats()
 	fmt.Fprintf(d.stdout, "demo: %d requests, %d pages fetched (%d changed, %d not modified), %d failures, %d URLs seen\n",
 		st.Requests, st.Pages, st.Changed, st.NotModified, st.Failures, st.Seen)
+	if sum.n > 0 {
+		n := float64(sum.n)
+		fmt.Fprintf(d.stdout, "demo: mean of %d lines after %v: fresh %.4f held %.4f age(held) %s\n",
+			sum.n, o.warmup, sum.fresh/n, sum.held/n, simDuration(time.Duration(sum.age/n*float64(time.Second))))
+	}
 	return 0
 }
 

@@ -165,7 +165,7 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		p.Status, v.Status = 0, 0
 		// A URL never held is tried again too, at the revisit interval:
 		// a transient failure must not lose it for good.
-		p.NextDue = now.Add(c.interval())
+		p.NextDue = now.Add(c.retryInterval(p))
 		return r, nil
 	}
 	p.Status, v.Status = resp.Status, resp.Status
@@ -205,10 +205,14 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		p.Held = false
 	}
 	p.NextDue = time.Time{}
-	if p.Held || resp.Status >= 500 || resp.Status == http.StatusTooManyRequests {
+	compared := resp.Status == http.StatusNotModified || resp.Status >= 200 && resp.Status < 300
+	switch {
+	case p.Held && compared && pr.item.Kind == KindPage:
+		c.scheduleRevisit(p, v, v.Changed, now)
+	case p.Held || resp.Status >= 500 || resp.Status == http.StatusTooManyRequests:
 		// A URL never held whose last attempt failed transiently is tried
 		// again at the revisit interval, not lost for good.
-		p.NextDue = now.Add(c.interval())
+		p.NextDue = now.Add(c.retryInterval(p))
 	}
 	return r, nil
 }
@@ -347,6 +351,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 			return err
 		}
 	}
+	c.stagePlan(txn, &pr.prev, pr.known && pr.prev.Held, &r.page)
 	if pr.item.Kind == KindPage {
 		if d := b2i(r.page.Held) - b2i(pr.known && pr.prev.Held); d != 0 {
 			txn.Add(counterHeld, d)

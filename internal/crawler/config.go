@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
@@ -121,7 +122,78 @@ type Config struct {
 	// simulated web like simweb's. It relates Last-Modified ages to the
 	// crawler's clock. Zero means 1.
 	TimeScale float64
+
+	// Policy is the refresh policy, which decides when each held page is
+	// fetched again (issue 5; see Policies). Empty means PolicyOptimal.
+	// With an explicit Revisit interval and no Budget, PolicyOptimal and
+	// PolicyProportional divide the same number of visits (the collection
+	// every Revisit) as the uniform policy would.
+	Policy Policy
+	// Objective is what PolicyOptimal optimises; empty means
+	// ObjectiveFreshness.
+	Objective Objective
+	// CrawlCost is, for ObjectiveCost, what one fetch costs in seconds of
+	// a page being stale on the servers' clock (paper 001's C_c/C_s).
+	// Zero means DefaultCrawlCost.
+	CrawlCost time.Duration
+	// MaxRevisit is the longest interval a held page waits, on the
+	// servers' clock; pages the optimal policy gives up are probed this
+	// often so that a wrong estimate is corrected. Zero means
+	// DefaultMaxRevisits uniform intervals.
+	MaxRevisit time.Duration
 }
+
+// Policy names a refresh policy.
+type Policy string
+
+// The refresh policies. PolicyOptimal is freshcrawl's: every page's rate
+// is estimated from its visits (ch. 6, paper 001) and the budget divided
+// by the optimum of the Objective (ch. 5), maintained as the estimates
+// change. The others are baselines: the uniform interval, proportional to
+// the estimated rate (a pitfall, §5.5.2), Nutch's AdaptiveFetchSchedule
+// and StormCrawler's adaptive scheduler with their default settings, the
+// interval of a new page being the uniform one.
+const (
+	PolicyOptimal      Policy = "optimal"
+	PolicyUniform      Policy = "uniform"
+	PolicyProportional Policy = "proportional"
+	PolicyNutch        Policy = "nutch"
+	PolicyStormCrawler Policy = "stormcrawler"
+)
+
+// Policies lists the refresh policies.
+var Policies = []Policy{PolicyOptimal, PolicyUniform, PolicyProportional, PolicyNutch, PolicyStormCrawler}
+
+// Objective names what the optimal refresh policy optimises.
+type Objective string
+
+// The objectives. ObjectiveEmbarrassment is paper 002's: the rate at which
+// users see stale results, Σ w_i·(stale share of page i), with w_i the
+// page's embarrassment weight. Under Poisson changes and evenly spaced
+// visits the stale share is 1 − freshness, so it is freshness weighted by
+// the pages' weights, which the crawler takes from their importance.
+const (
+	ObjectiveFreshness     Objective = "freshness"
+	ObjectiveAge           Objective = "age"
+	ObjectiveEmbarrassment Objective = "embarrassment"
+	ObjectiveCost          Objective = "cost"
+)
+
+// Objectives lists the objectives.
+var Objectives = []Objective{ObjectiveFreshness, ObjectiveAge, ObjectiveEmbarrassment, ObjectiveCost}
+
+// Refresh defaults.
+const (
+	// DefaultCrawlCost makes a fetch cost as much as one hour of a stale
+	// copy: a page changing daily is then fetched about every 9 hours.
+	DefaultCrawlCost = time.Hour
+	// DefaultMaxRevisits is MaxRevisit's default in uniform intervals. The
+	// simulator chose it: with a third of a daily visit for every page,
+	// probing given-up pages every 60 days (20 uniform intervals) was as
+	// fresh as any longer interval and fresher than shorter ones
+	// (policy.DefaultMaxInterval).
+	DefaultMaxRevisits = 20
+)
 
 // DefaultChangeMemory is the default ChangeDecay in revisit intervals.
 // The accuracy study (freshcrawl accuracy, the rate-switch table) chose
@@ -199,7 +271,24 @@ func (c *Config) defaults() error {
 	if c.RobotsErrorTTL <= 0 {
 		c.RobotsErrorTTL = 10 * time.Minute
 	}
+	if c.Policy == "" {
+		c.Policy = PolicyOptimal
+	}
+	if !slices.Contains(Policies, c.Policy) {
+		return fmt.Errorf("%w: refresh policy %q (want one of %v)", ErrConfig, c.Policy, Policies)
+	}
+	if c.Objective == "" {
+		c.Objective = ObjectiveFreshness
+	}
+	if !slices.Contains(Objectives, c.Objective) {
+		return fmt.Errorf("%w: objective %q (want one of %v)", ErrConfig, c.Objective, Objectives)
+	}
+	if c.CrawlCost == 0 {
+		c.CrawlCost = DefaultCrawlCost
+	}
 	switch {
+	case c.CrawlCost < 0 || c.MaxRevisit < 0:
+		return fmt.Errorf("%w: negative crawl cost or max revisit interval", ErrConfig)
 	case c.TimeScale == 0:
 		c.TimeScale = 1
 	case !(c.TimeScale > 0) || math.IsInf(c.TimeScale, 1):

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -29,6 +30,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
+	"github.com/freshcrawl/freshcrawl/internal/schedule"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
@@ -42,6 +44,7 @@ const (
 	envCrashAddr    = "FRESHCRAWL_CRAWLER_CRASH_ADDR"    // the parent's simweb, host:port
 	envCrashSeeds   = "FRESHCRAWL_CRAWLER_CRASH_SEEDS"   // space-separated seed URLs
 	envCrashRevisit = "FRESHCRAWL_CRAWLER_CRASH_REVISIT" // Config.Revisit; unset: the default
+	envCrashPolicy  = "FRESHCRAWL_CRAWLER_CRASH_POLICY"  // Config.Policy
 	envCrashMinRun  = "FRESHCRAWL_CRAWLER_CRASH_MIN_RUN" // with a revisit interval: see crashWatchRevisits
 	envCrashMaxRun  = "FRESHCRAWL_CRAWLER_CRASH_MAX_RUN" // with a revisit interval: see crashWatchRevisits
 	envCrashKills   = "FRESHCRAWL_CRASH_KILLS"           // kills; default crashKillsShort
@@ -76,6 +79,8 @@ type crashChildConfig struct {
 	// revisit is Config.Revisit; zero leaves the default (a day), so that
 	// nothing is revisited during the test.
 	revisit time.Duration
+	// policy is Config.Policy.
+	policy Policy
 	// minRun, with revisit set, is how long the child runs at least before
 	// it may find the crawl complete, and maxRun how long at most; see
 	// crashWatchRevisits. With minRun zero the child runs until it is
@@ -87,12 +92,13 @@ func (cc crashChildConfig) env() []string {
 	return []string{
 		envCrashDir + "=" + cc.dir, envCrashAddr + "=" + cc.addr, envCrashSeeds + "=" + strings.Join(cc.seeds, " "),
 		envCrashRevisit + "=" + cc.revisit.String(), envCrashMinRun + "=" + cc.minRun.String(),
-		envCrashMaxRun + "=" + cc.maxRun.String(),
+		envCrashMaxRun + "=" + cc.maxRun.String(), envCrashPolicy + "=" + string(cc.policy),
 	}
 }
 
 func crashChildFromEnv(dir string) (crashChildConfig, error) {
-	cc := crashChildConfig{dir: dir, addr: os.Getenv(envCrashAddr), seeds: strings.Fields(os.Getenv(envCrashSeeds))}
+	cc := crashChildConfig{dir: dir, addr: os.Getenv(envCrashAddr), seeds: strings.Fields(os.Getenv(envCrashSeeds)),
+		policy: Policy(os.Getenv(envCrashPolicy))}
 	for _, d := range []struct {
 		env string
 		v   *time.Duration
@@ -151,6 +157,7 @@ func crashChild(cc crashChildConfig) error {
 		Scope:   ScopeAny,
 		Delay:   -1,
 		Revisit: cc.revisit,
+		Policy:  cc.policy,
 		Fetch:   fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second},
 		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		OnFetch: func(e Event) { fmt.Fprintln(out, "fetch", e.Status, e.URL, e.Changed) },
@@ -575,7 +582,7 @@ func TestCrawlSurvivesKills(t *testing.T) {
 
 	dir := t.TempDir()
 	warcDir := filepath.Join(dir, "warc")
-	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds}
+	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds, policy: PolicyUniform}
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	t.Logf("kills: %d, random seed %d", kills, seed)
@@ -706,7 +713,9 @@ func crashRevisitWebConfig() simweb.Config {
 // the versions its captures went through; every visit must have its WARC
 // record, and every report of a child its visit, with no more left over
 // than the kills can explain; and the due index must hold exactly the rows
-// with a due time, each due one revisit interval after its last fetch.
+// with a due time, each due one revisit interval after its last fetch
+// under the uniform policy and within the longest revisit interval under
+// the optimal one, whose plan counters match the held pages' rates.
 func TestCrawlSurvivesKillsDuringRevisits(t *testing.T) {
 	kills := crashKillCount(t)
 	wcfg := crashRevisitWebConfig()
@@ -732,7 +741,7 @@ func TestCrawlSurvivesKillsDuringRevisits(t *testing.T) {
 
 	dir := t.TempDir()
 	warcDir := filepath.Join(dir, "warc")
-	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds, revisit: crashRevisitInterval}
+	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds, revisit: crashRevisitInterval, policy: PolicyOptimal}
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	t.Logf("kills: %d, random seed %d", kills, seed)
@@ -1189,7 +1198,7 @@ func crashCheckState(t *testing.T, dir string, g crashGraphResult, w crashWARCs)
 			t.Errorf("%s: %d visits recorded (%v); want 1", u, len(v), err)
 		}
 	}
-	crashCheckDue(t, s, rows, DefaultRevisit)
+	crashCheckDue(t, s, rows, DefaultRevisit, true)
 
 	dups := 0
 	var dupURLs []string
@@ -1320,7 +1329,7 @@ func crashCheckReach(t *testing.T, s *store.Store, g crashGraphResult, rows map[
 // whose last try failed transiently), under the URL's host and at the
 // row's due time, which is interval after the row's last fetch, and no
 // other entry.
-func crashCheckDue(t *testing.T, s *store.Store, rows map[string]store.Page, interval time.Duration) {
+func crashCheckDue(t *testing.T, s *store.Store, rows map[string]store.Page, interval time.Duration, uniform bool) {
 	t.Helper()
 	type entry struct {
 		host string
@@ -1356,8 +1365,10 @@ func crashCheckDue(t *testing.T, s *store.Store, rows map[string]store.Page, int
 			t.Errorf("%s: the row is due at %v, but the due index has no entry for it (held %v)", u, p.NextDue, p.Held)
 		case e.host != authority(u) || !e.due.Equal(p.NextDue):
 			t.Errorf("%s: due under %s at %v; the row says %v", u, e.host, e.due, p.NextDue)
-		case !p.NextDue.Equal(p.LastFetch.Add(interval)):
+		case uniform && !p.NextDue.Equal(p.LastFetch.Add(interval)):
 			t.Errorf("%s: due at %v, %v after its last fetch; want %v", u, p.NextDue, p.NextDue.Sub(p.LastFetch), interval)
+		case !uniform && (!p.NextDue.After(p.LastFetch) || p.NextDue.After(p.LastFetch.Add(DefaultMaxRevisits*interval))):
+			t.Errorf("%s: due at %v, %v after its last fetch; want within (0, %v]", u, p.NextDue, p.NextDue.Sub(p.LastFetch), DefaultMaxRevisits*interval)
 		}
 	}
 	for u := range index {
@@ -1379,7 +1390,8 @@ func crashCheckRevisitState(t *testing.T, dir string, g crashGraphResult, w cras
 	s := crashOpenStore(t, dir)
 	rows, held, heldPages := crashCheckRows(t, s, w)
 	crashCheckReach(t, s, g, rows, w, pending)
-	crashCheckDue(t, s, rows, crashRevisitInterval)
+	crashCheckDue(t, s, rows, crashRevisitInterval, false)
+	crashCheckPlan(t, s, rows)
 	identical, notModified := crashCheckRevisitRecords(t, w)
 	h := crashCheckHistories(t, s, rows, w, ledger, maxLost)
 	t.Logf("store: %d page rows, %d held (%d pages), %d URLs seen; WARC: %d files, %d records, %d identical-payload and %d server-not-modified revisit records",
@@ -1565,4 +1577,31 @@ func crashCheckHistories(t *testing.T, s *store.Store, rows map[string]store.Pag
 			h.unrecorded, h.unreported, maxLost)
 	}
 	return h
+}
+
+// crashCheckPlan checks the optimal policy's plan counters: one per held
+// page, in the bin of the rate its row holds.
+func crashCheckPlan(t *testing.T, s *store.Store, rows map[string]store.Page) {
+	t.Helper()
+	want := map[string]int64{}
+	for _, p := range rows {
+		if p.Held && p.Kind == KindPage {
+			want[planCounter(schedule.BinOf(p.Rate, pageWeight(&p)))]++
+		}
+	}
+	got := map[string]int64{}
+	var total int64
+	err := s.Counters(planPrefix, func(name string, v int64) error {
+		if v != 0 {
+			got[name] = v
+		}
+		total += v
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("plan counters (%d pages in %d bins) do not match the held rows' rates (%d bins)", total, len(got), len(want))
+	}
 }

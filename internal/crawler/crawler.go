@@ -36,6 +36,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
+	"github.com/freshcrawl/freshcrawl/internal/schedule"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
 	"github.com/freshcrawl/freshcrawl/internal/warc"
@@ -110,6 +111,9 @@ type Crawler struct {
 	// basePrior is the change-rate prior of pages of a site with too
 	// little history of its own.
 	basePrior change.Prior
+	// planner is the refresh plan of the optimal and proportional
+	// policies (refresh.go); nil under the others.
+	planner *schedule.Planner
 
 	failOnce sync.Once
 	fatal    chan error
@@ -163,6 +167,9 @@ func (c *Crawler) open(warcDir string, seeds []string) error {
 		return fmt.Errorf("crawl: %w", err)
 	}
 	c.held.Store(held)
+	if err := c.openRefresh(); err != nil {
+		return err
+	}
 	if err := c.rebuild(); err != nil {
 		return err
 	}

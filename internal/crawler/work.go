@@ -115,15 +115,22 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 	}
 	if len(cands) > 0 && !cands[0].fromDue.IsZero() {
 		var until time.Time
-		p, iv := cands[0].page, c.interval()
+		p := cands[0].page
+		iv := c.interval()
+		adaptive := c.cfg.Policy == PolicyNutch || c.cfg.Policy == PolicyStormCrawler
+		if p.Held && p.Kind == KindPage {
+			iv = c.plannedInterval(&p)
+		}
 		switch {
 		case !p.Held && t.full:
 			// A URL never held that failed transiently is due again, but
 			// it is new work: it waits while the collection is full.
 			until = now.Add(iv)
-		case !p.LastFetch.IsZero() && p.LastFetch.Add(iv*9/10).After(now):
-			// The uniform interval grows with the collection: a revisit
-			// scheduled when it was shorter waits for the current one.
+		case !adaptive && !p.LastFetch.IsZero() && p.LastFetch.Add(iv*9/10).After(now):
+			// The planned interval changes as the collection grows and
+			// the estimates move: a revisit scheduled when it was shorter
+			// waits for the current one (a longer one is caught up at
+			// the page's next visit).
 			until = p.LastFetch.Add(iv)
 		}
 		if !until.IsZero() {

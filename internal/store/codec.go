@@ -10,9 +10,9 @@ import (
 // Record format versions. A decoder rejects versions it does not know, so a
 // newer binary's rows are never silently misread by an older one.
 const (
-	// pageVersion 3 added Change, Rate and Checked; rows of version 2
-	// still decode.
-	pageVersion = 3
+	// pageVersion 3 added Change, Rate and Checked, version 4 Interval and
+	// Modified; rows of versions 2 and 3 still decode.
+	pageVersion = 4
 	// visitVersion 2 added Modified; rows of version 1 still decode.
 	visitVersion = 2
 )
@@ -180,14 +180,16 @@ func encodePage(p *Page) []byte {
 	b = appendString(b, p.Location)
 	b = appendString(b, string(p.Change))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Rate))
-	return appendTime(b, p.Checked)
+	b = appendTime(b, p.Checked)
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Interval))
+	return appendTime(b, p.Modified)
 }
 
 func decodePage(b []byte) (Page, error) {
 	d := decoder{b: b}
 	var p Page
 	v := d.byte()
-	if d.err == nil && v != pageVersion && v != 2 {
+	if d.err == nil && (v < 2 || v > pageVersion) {
 		return Page{}, fmt.Errorf("decode page: version %d: %w", v, ErrCorrupt)
 	}
 	p.URL = d.string()
@@ -220,6 +222,10 @@ func decodePage(b []byte) (Page, error) {
 		}
 		p.Rate = math.Float64frombits(d.uint64())
 		p.Checked = d.time()
+	}
+	if v >= 4 {
+		p.Interval = math.Float64frombits(d.uint64())
+		p.Modified = d.time()
 	}
 	if err := d.finish("page"); err != nil {
 		return Page{}, err

@@ -45,6 +45,8 @@ func TestPageRoundTrip(t *testing.T) {
 		{"rate alone", Page{Rate: 1.5e-5}},
 		{"rate infinite", Page{Rate: math.Inf(1)}},
 		{"checked alone", Page{Checked: time.Unix(7, 8).UTC()}},
+		{"interval alone", Page{Interval: 86400.5}},
+		{"modified alone", Page{Modified: time.Unix(9, 10).UTC()}},
 		{"max", Page{
 			URL:       string(bytes.Repeat([]byte("x"), 1<<16)),
 			FirstSeen: maxTime, LastFetch: maxTime,
@@ -55,6 +57,7 @@ func TestPageRoundTrip(t *testing.T) {
 			Kind: math.MaxUint8, Held: true, NextDue: maxTime, CaptureTime: maxTime,
 			PayloadDigest: "\xff", RecordID: string(bytes.Repeat([]byte("r"), 300)), Location: "\x00",
 			Change: bytes.Repeat([]byte{0xff}, 5000), Rate: math.MaxFloat64, Checked: maxTime,
+			Interval: math.Inf(1), Modified: maxTime,
 		}},
 		{"min", Page{
 			FirstSeen:   time.Unix(-1<<62, 0).UTC(),
@@ -155,9 +158,10 @@ func TestDecodeCorrupt(t *testing.T) {
 func TestPageHeldByte(t *testing.T) {
 	// With every field after Kind empty, Held is the byte after Kind, which
 	// is followed by six one-byte fields (two zero times, four empty
-	// strings), the 8-byte Rate and one more zero time.
+	// strings), the 8-byte Rate, one more zero time, the 8-byte Interval
+	// and a last zero time.
 	enc := encodePage(&Page{Kind: 0xab})
-	i := len(enc) - 16
+	i := len(enc) - 25
 	if enc[i-1] != 0xab || enc[i] != 0 {
 		t.Fatalf("layout changed: %x", enc)
 	}
@@ -250,8 +254,13 @@ func FuzzDecode(f *testing.F) {
 func TestDecodeOlderVersions(t *testing.T) {
 	p := Page{URL: "u", Status: 200, Held: true, Change: []byte{1}, Rate: 2}
 	b := encodePage(&p)
-	// A version-2 row is the same bytes without Change and Rate.
-	old := append([]byte{2}, b[1:len(b)-len(appendString(nil, string(p.Change)))-8-1]...)
+	// A version-2 row is the same bytes without Change, Rate, Checked,
+	// Interval and Modified; version 3 without the last two.
+	old := append([]byte{2}, b[1:len(b)-len(appendString(nil, string(p.Change)))-8-1-8-1]...)
+	v3 := append([]byte{3}, b[1:len(b)-8-1]...)
+	if got, err := decodePage(v3); err != nil || !reflect.DeepEqual(got, p) {
+		t.Errorf("version 3 page = %+v, %v; want %+v", got, err, p)
+	}
 	got, err := decodePage(old)
 	if err != nil {
 		t.Fatal(err)

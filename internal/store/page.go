@@ -52,6 +52,13 @@ type Page struct {
 	// page (a 200 or 304 answer): the start of the interval the next
 	// comparison observes. Failed fetches move LastFetch, not Checked.
 	Checked time.Time
+	// Interval is the revisit interval the refresh policy last chose, in
+	// seconds (the state of an adaptive policy such as Nutch's, which
+	// grows or shrinks it at each visit); zero if none.
+	Interval float64
+	// Modified is when the page was last known to change: the trusted
+	// Last-Modified, else the visit that saw the change; zero if unknown.
+	Modified time.Time
 }
 
 // Visit is one fetch of a page as the change-rate estimators see it.

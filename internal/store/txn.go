@@ -238,6 +238,21 @@ func (s *Store) Counter(name string) (int64, error) {
 	return int64(v), nil
 }
 
+// Counters calls fn for every counter whose name starts with prefix, in
+// name order.
+func (s *Store) Counters(prefix string, fn func(name string, value int64) error) error {
+	err := s.scan(counterKey(prefix), func(k, v []byte) error {
+		if len(v) != 8 {
+			return fmt.Errorf("counter %q: %d bytes: %w", k, len(v), ErrCorrupt)
+		}
+		return fn(string(k[len(prefixCounter):]), int64(beUint64(v)))
+	})
+	if err != nil {
+		return fmt.Errorf("store: counters %s: %w", prefix, err)
+	}
+	return nil
+}
+
 // Setting returns the named setting and whether it exists.
 func (s *Store) Setting(name string) (string, bool, error) {
 	v, ok, err := s.get(settingKey(name))
