@@ -44,9 +44,13 @@ func pageWeight(*store.Page) float64 { return 1 }
 
 // openRefresh sets up the refresh policy: for a planned policy it builds
 // the planner from the store's counters, or, if they do not account for
-// every held page (a data directory from before the planner, or a change
-// of policy), from the page rows, and writes the counters.
+// every held page (a data directory from before them), from the page rows,
+// and writes the counters.
 func (c *Crawler) openRefresh() error {
+	stored, err := c.planCounts()
+	if err != nil {
+		return err
+	}
 	var rule schedule.Rule
 	switch c.cfg.Policy {
 	case PolicyProportional:
@@ -64,34 +68,38 @@ func (c *Crawler) openRefresh() error {
 		return nil
 	}
 	pl, err := schedule.NewPlanner(schedule.PlannerConfig{
-		Rule: rule, MaxInterval: c.maxRevisit().Seconds(),
+		Rule: rule, MinInterval: minRevisit.Seconds(), MaxInterval: c.maxRevisit().Seconds(),
 		CrawlCost: c.cfg.CrawlCost.Seconds() / c.cfg.TimeScale,
 	})
 	if err != nil {
 		return fmt.Errorf("crawl: %w", err)
-	}
-	stored := map[schedule.Bin]int64{}
-	var total int64
-	err = c.store.Counters(planPrefix, func(name string, v int64) error {
-		if b, ok := parsePlanCounter(name); ok && v > 0 {
-			stored[b] = v
-			total += v
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("crawl: %w", err)
-	}
-	if total != c.held.Load() {
-		if stored, err = c.rebuildPlan(stored); err != nil {
-			return err
-		}
 	}
 	for b, n := range stored {
 		pl.Add(b, float64(n))
 	}
 	c.planner = pl
 	return nil
+}
+
+// planCounts reads the plan counters, rebuilt from the rows if they do not
+// account for every held page (a data directory from before them).
+func (c *Crawler) planCounts() (map[schedule.Bin]int64, error) {
+	stored := map[schedule.Bin]int64{}
+	var total int64
+	err := c.store.Counters(planPrefix, func(name string, v int64) error {
+		if b, ok := parsePlanCounter(name); ok && v != 0 {
+			stored[b] = v
+			total += v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("crawl: %w", err)
+	}
+	if total == c.held.Load() {
+		return stored, nil
+	}
+	return c.rebuildPlan(stored)
 }
 
 // rebuildPlan counts the held pages' bins from their rows and corrects the
@@ -122,15 +130,19 @@ func (c *Crawler) rebuildPlan(stored map[schedule.Bin]int64) (map[schedule.Bin]i
 
 // stagePlan moves a page between the planner's bins, in memory and in the
 // store counters of txn, as its row goes from prev (held if wasHeld) to p.
+// The counters are kept under every policy, so that a data directory
+// switched to a planned policy finds them right.
 func (c *Crawler) stagePlan(txn *store.Txn, prev *store.Page, wasHeld bool, p *store.Page) {
-	if c.planner == nil || p.Kind != KindPage {
+	if p.Kind != KindPage {
 		return
 	}
 	from, to := schedule.BinOf(prev.Rate, pageWeight(prev)), schedule.BinOf(p.Rate, pageWeight(p))
 	if wasHeld == p.Held && from == to {
 		return
 	}
-	c.planner.Move(from, wasHeld, to, p.Held)
+	if c.planner != nil {
+		c.planner.Move(from, wasHeld, to, p.Held)
+	}
 	if wasHeld {
 		txn.Add(planCounter(from), -1)
 	}
@@ -170,12 +182,16 @@ func (c *Crawler) plannedInterval(p *store.Page) time.Duration {
 	return c.interval()
 }
 
-// secondsDuration converts seconds to a Duration, at least one second.
+// minRevisit is the shortest interval any policy gives a page; the
+// planner knows it, so the budget a floor leaves unspent goes to others.
+const minRevisit = time.Millisecond
+
+// secondsDuration converts seconds to a Duration, at least minRevisit.
 func secondsDuration(s float64) time.Duration {
 	if !(s < float64(math.MaxInt64/int64(time.Second))) {
 		return math.MaxInt64
 	}
-	return max(time.Second, time.Duration(s*float64(time.Second)))
+	return max(minRevisit, time.Duration(s*float64(time.Second)))
 }
 
 // scheduleRevisit sets p.NextDue after a fetch at now that answered 200

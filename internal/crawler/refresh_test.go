@@ -1,0 +1,141 @@
+package crawler
+
+import (
+	"context"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+)
+
+// refreshCrawl crawls a small simweb (6 hours a second, no churn, no
+// robots.txt exclusions) with the given policy for rounds × 240 page
+// fetches (each page fetched about rounds times) or 30 s, and returns the
+// held page rows and the load of the final plan (Σ 1/interval).
+func refreshCrawl(t *testing.T, dir string, policy Policy, rounds int) (map[string]store.Page, float64) {
+	t.Helper()
+	const speed = 6 * 3600
+	sc := simweb.DefaultConfig()
+	sc.Hosts, sc.PagesPerHost, sc.Churn = 6, 40, 0
+	sc.Robots = simweb.RobotsMix{}
+	web, addr := testWeb(t, sc, speed)
+	cfg := testConfig(t, dir, addr)
+	cfg.Seeds = seedsOf(web)
+	cfg.Delay = 5 * time.Millisecond
+	cfg.Revisit = time.Second
+	cfg.TimeScale = speed
+	cfg.Policy = policy
+	var fetches atomic.Int64
+	cfg.OnFetch = func(e Event) {
+		if !e.Sitemap {
+			fetches.Add(1)
+		}
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil && fetches.Load() < int64(rounds*240) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The load of the plan as it stands at the end: Σ 1/interval.
+	load := 0.0
+	if err := c.store.ForEachPage(func(p store.Page) error {
+		if p.Held && p.Kind == KindPage {
+			load += 1 / c.plannedInterval(&p).Seconds()
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(dir+"/state", store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows := map[string]store.Page{}
+	if err := s.ForEachPage(func(p store.Page) error {
+		if p.Held && p.Kind == KindPage {
+			rows[p.URL] = p
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	crashCheckPlan(t, s, rows)
+	return rows, load
+}
+
+// TestRefreshOptimal checks the optimal policy in the crawler: its plan
+// counters follow the rows (crashCheckPlan), the plan spends the revisit
+// budget (the collection once per Revisit, here 1 s) within 5 %, and
+// pages are planned from their own estimates, not uniformly. Reopening the data
+// directory under another policy and back rebuilds the plan.
+func TestRefreshOptimal(t *testing.T) {
+	dir := t.TempDir()
+	rows, load := refreshCrawl(t, dir, PolicyOptimal, 7)
+	if len(rows) < 200 {
+		t.Fatalf("%d pages held, want most of 240", len(rows))
+	}
+	intervals := map[time.Duration]int{}
+	for _, p := range rows {
+		iv := p.NextDue.Sub(p.LastFetch)
+		if iv <= 0 {
+			t.Fatalf("%s: due %v after its last fetch", p.URL, iv)
+		}
+		intervals[iv.Round(100*time.Millisecond)]++
+	}
+	budget := float64(len(rows)) / time.Second.Seconds()
+	t.Logf("%d pages held, planned load %.1f/s for a revisit budget of %.1f/s, %d distinct intervals", len(rows), load, budget, len(intervals))
+	if math.Abs(load/budget-1) > 0.05 {
+		t.Errorf("planned revisit load %.1f/s, budget %.1f/s", load, budget)
+	}
+	if len(intervals) < 5 {
+		t.Errorf("only %d distinct intervals (to 0.1 s): the plan is not using the estimates", len(intervals))
+	}
+	// Under uniform, then optimal again: the counters are rebuilt each
+	// time the policy changes to a planned one.
+	refreshCrawl(t, dir, PolicyUniform, 2)
+	refreshCrawl(t, dir, PolicyOptimal, 1)
+}
+
+// TestRefreshNutch checks the Nutch baseline in the crawler: every page
+// revisited carries its adaptive interval in its row, grown (× 1.4) on
+// visits that found no change and shrunk (× 0.8) on those that did, within
+// Nutch's bounds scaled to simweb's clock.
+func TestRefreshNutch(t *testing.T) {
+	rows, _ := refreshCrawl(t, t.TempDir(), PolicyNutch, 7)
+	longer, shorter := 0, 0
+	for _, p := range rows {
+		if p.Fetches < 2 {
+			continue
+		}
+		if p.Interval <= 0 {
+			t.Fatalf("%s: fetched %d times, no adaptive interval in its row", p.URL, p.Fetches)
+		}
+		switch {
+		case p.Interval > 1.01:
+			longer++
+		case p.Interval < 0.99:
+			shorter++
+		}
+	}
+	t.Logf("%d pages: %d with an interval above the uniform 1 s, %d below", len(rows), longer, shorter)
+	if longer == 0 || shorter == 0 {
+		t.Errorf("intervals adapted only one way: %d longer, %d shorter", longer, shorter)
+	}
+}
