@@ -35,7 +35,9 @@ one. Grouped by source:
                       with an estimated change period
   paper 002           Wolf et al.: average staleness of the optimal,
                       uniform and proportional allocations
-  paper 004           Cho & Ntoulas: sampling policies (not yet measurable)
+  paper 004           Cho & Ntoulas: sampling policies, Example 2 and Fig. 1
+                      exact and, simulated, greedy, proportional, adaptive
+                      and frequency-based ChangeRatio on a V-shaped site mix
 
 Columns: section, quantity, the paper's value, the measured value, and the
 verdict:
@@ -52,7 +54,7 @@ reconstruction of an experiment the paper describes without numbers.
 
 Exit status: 0 when every unflagged measurable row agrees, 1 otherwise (the
 rows are named on standard error), 2 for bad flags. The full run takes
-about 25 s on 2 cores; -quick runs smaller experiments (for tests and
+about 30 s on 2 cores; -quick runs smaller experiments (for tests and
 CI) and leaves out paper 002's values at 10^6 pages.
 
 Flags:

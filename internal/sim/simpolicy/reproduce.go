@@ -86,25 +86,14 @@ func (c ReproduceConfig) parallel() int {
 // paper 002 §5 (Paper002Claims) and paper 004 (Paper004Claims).
 func Reproduce(ctx context.Context, c ReproduceConfig) ([]Claim, error) {
 	var claims []Claim
-	for _, f := range []func(context.Context, ReproduceConfig) ([]Claim, error){Table61Claims, VeryStaleClaims, Paper002Claims} {
+	for _, f := range []func(context.Context, ReproduceConfig) ([]Claim, error){Table61Claims, VeryStaleClaims, Paper002Claims, Paper004Claims} {
 		cs, err := f(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		claims = append(claims, cs...)
 	}
-	return append(claims, Paper004Claims()...), nil
-}
-
-// Paper004Claims is paper 004's headline (Cho & Ntoulas, spec §C.10 Fig.
-// 6), which needs sampling policies freshcrawl does not have yet.
-func Paper004Claims() []Claim {
-	return []Claim{{
-		Row: policy.Row{Section: "paper 004 Fig. 6", Kind: "printed",
-			Quantity: "ChangeRatio, greedy sampling over frequency-based, V-shaped site mix, R = 100,000, s = 10"},
-		PaperText: "≈ 2× (greedy ≈ 0.75)",
-		Pending:   "sampling policies not implemented",
-	}}
+	return claims, nil
 }
 
 // runAll runs the jobs, at most par at once, and returns the first error.
