@@ -30,7 +30,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
-	"github.com/freshcrawl/freshcrawl/internal/schedule"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
@@ -1391,7 +1390,7 @@ func crashCheckRevisitState(t *testing.T, dir string, g crashGraphResult, w cras
 	rows, held, heldPages := crashCheckRows(t, s, w)
 	crashCheckReach(t, s, g, rows, w, pending)
 	crashCheckDue(t, s, rows, crashRevisitInterval, false)
-	crashCheckPlan(t, s, rows)
+	crashCheckPlan(t, s, rows, true)
 	identical, notModified := crashCheckRevisitRecords(t, w)
 	h := crashCheckHistories(t, s, rows, w, ledger, maxLost)
 	t.Logf("store: %d page rows, %d held (%d pages), %d URLs seen; WARC: %d files, %d records, %d identical-payload and %d server-not-modified revisit records",
@@ -1581,12 +1580,12 @@ func crashCheckHistories(t *testing.T, s *store.Store, rows map[string]store.Pag
 
 // crashCheckPlan checks the optimal policy's plan counters: one per held
 // page, in the bin of the rate its row holds.
-func crashCheckPlan(t *testing.T, s *store.Store, rows map[string]store.Page) {
+func crashCheckPlan(t *testing.T, s *store.Store, rows map[string]store.Page, fast bool) {
 	t.Helper()
 	want := map[string]int64{}
 	for _, p := range rows {
 		if p.Held && p.Kind == KindPage {
-			want[planCounter(schedule.BinOf(p.Rate, pageWeight(&p)))]++
+			want[planCounter((&Crawler{planFast: fast}).planBin(&p))]++
 		}
 	}
 	got := map[string]int64{}

@@ -114,6 +114,9 @@ type Crawler struct {
 	// planner is the refresh plan of the optimal and proportional
 	// policies (refresh.go); nil under the others.
 	planner *schedule.Planner
+	// planFast is set when the plan gives up pages that change at every
+	// visit (planRate).
+	planFast bool
 
 	failOnce sync.Once
 	fatal    chan error

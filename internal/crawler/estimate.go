@@ -248,6 +248,15 @@ func (c *Crawler) observe(h *host, prev store.Page, known bool, changed bool, re
 	}
 	group := c.groupOf(h, site, p.URL)
 	if known && prev.Held {
+		if pre, ok := preObservation(&stats, prev.Checked, v.Modified); ok {
+			at := seconds(prev.Checked)
+			stats.Add(pre, at)
+			site.pool.Add(pre, at)
+			if group != nil {
+				group.pool.Decay = stats.Decay
+				group.pool.Add(pre, at)
+			}
+		}
 		if obs, ok := observation(prev.Checked, now, changed, v.Modified); ok {
 			at := seconds(now)
 			stats.Add(obs, at)
@@ -286,6 +295,24 @@ func observation(prev, now time.Time, changed bool, modified time.Time) (change.
 		obs.SinceModified = max(now.Sub(modified).Seconds(), 0)
 	}
 	return obs, true
+}
+
+// preObservation is what a trusted modification time tells about the
+// time before the first check of a page: if the content checked first at
+// first had last changed at modified, it did not change in between, an
+// unchanged observation over that span. It is added once, before the
+// page's first comparison (s empty), when that comparison is made with a
+// trusted modification time older than the first check (the page has not
+// changed since). A page unchanged for a year is then known to be slow
+// after two visits, where the visits alone would take a year to say so;
+// the span ends at a visit, so, as for any unchanged interval, the time of
+// the last change is in SinceModified.
+func preObservation(s *change.Stats, first, modified time.Time) (change.Observation, bool) {
+	if s.Count() > 0 || first.IsZero() || modified.IsZero() || !modified.Before(first) {
+		return change.Observation{}, false
+	}
+	iv := first.Sub(modified).Seconds()
+	return change.Observation{Interval: iv, SinceModified: iv}, true
 }
 
 // seconds is t as seconds since the Unix epoch, the estimators' clock.

@@ -23,6 +23,11 @@ import (
 
 const planPrefix = "plan/"
 
+// planBasisSetting records what the plan counters count: "fast" when
+// planRate gives up pages that change at every visit, "estimate" when it
+// is the estimate; a crawl that finds the other rebuilds them.
+const planBasisSetting = "plan-basis"
+
 // planCounter names the store counter of a planner bin.
 func planCounter(b schedule.Bin) string {
 	return planPrefix + strconv.Itoa(int(b.Rate)) + "/" + strconv.Itoa(int(b.Weight))
@@ -38,6 +43,66 @@ func parsePlanCounter(name string) (schedule.Bin, bool) {
 	return schedule.Bin{Rate: int16(ri), Weight: int16(wi)}, err1 == nil && err2 == nil
 }
 
+// fastRate stands for the rate of a page that changes faster than any
+// visit can follow (planRate): 1,000 changes a second.
+const fastRate = 1e3
+
+// planRate is the change rate the refresh plan uses for page p: its
+// estimate, except for a page whose every comparison, the shortest (at
+// most a third of the mean interval) included, found a change: that
+// page changes faster than the estimators can tell (an interval that
+// always changed bounds the rate from below only, and a prior caps the
+// estimate near the visit rate), so it is planned as changing at every
+// moment, which the freshness optimum gives up (§5.5.4). (Only under
+// the objectives that give pages up: the age optimum and the proportional
+// baseline plan the estimate, c.planFast false.) The simweb
+// comparison (bench/policy-crawl.sh) found half of the pages changing 8
+// to 32 times a day, visited every 3 days, estimated at 1–2 a day and
+// planned every 30 hours: a fifth of the budget for no freshness. It is a
+// function of the row alone, so the plan counters can follow it.
+func (c *Crawler) planRate(p *store.Page) float64 {
+	if c.planFast && allChanged(p, 3) {
+		var st change.Stats
+		if st.UnmarshalBinary(p.Change) == nil && st.MinChanged()*3 <= st.SumIntervals()/st.N() {
+			return fastRate
+		}
+	}
+	return p.Rate
+}
+
+// planBin is page p's bin in the plan's histogram.
+func (c *Crawler) planBin(p *store.Page) schedule.Bin {
+	return schedule.BinOf(c.planRate(p), pageWeight(p))
+}
+
+// allChanged reports whether p's comparisons, at least min of them, all
+// found a change.
+func allChanged(p *store.Page, min int) bool {
+	if len(p.Change) == 0 {
+		return false
+	}
+	var st change.Stats
+	if st.UnmarshalBinary(p.Change) != nil {
+		return false
+	}
+	return st.Count() >= min && st.Changed() >= st.N()*(1-1e-9)
+}
+
+// unresolved reports whether p changed at every comparison (two or more)
+// but never at a short one, so that a shorter visit would tell more; mean
+// is its mean interval between comparisons, in seconds.
+func unresolved(p *store.Page) (mean float64, ok bool) {
+	var st change.Stats
+	if len(p.Change) == 0 || st.UnmarshalBinary(p.Change) != nil {
+		return 0, false
+	}
+	if st.Count() < 2 || st.Changed() < st.N()*(1-1e-9) {
+		return 0, false
+	}
+	mean = st.SumIntervals() / st.N()
+	return mean, st.MinChanged()*3 > mean
+}
+
 // pageWeight is a page's importance, the weight of its freshness (§5.6).
 // Until importance is computed (ranking), every page weighs 1.
 func pageWeight(*store.Page) float64 { return 1 }
@@ -47,6 +112,7 @@ func pageWeight(*store.Page) float64 { return 1 }
 // every held page (a data directory from before them), from the page rows,
 // and writes the counters.
 func (c *Crawler) openRefresh() error {
+	c.planFast = c.cfg.Policy == PolicyOptimal && c.cfg.Objective != ObjectiveAge
 	stored, err := c.planCounts()
 	if err != nil {
 		return err
@@ -96,19 +162,27 @@ func (c *Crawler) planCounts() (map[schedule.Bin]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("crawl: %w", err)
 	}
-	if total == c.held.Load() {
+	basis := "estimate"
+	if c.planFast {
+		basis = "fast"
+	}
+	was, _, err := c.store.Setting(planBasisSetting)
+	if err != nil {
+		return nil, fmt.Errorf("crawl: %w", err)
+	}
+	if total == c.held.Load() && was == basis {
 		return stored, nil
 	}
-	return c.rebuildPlan(stored)
+	return c.rebuildPlan(stored, basis)
 }
 
 // rebuildPlan counts the held pages' bins from their rows and corrects the
 // stored counters to match.
-func (c *Crawler) rebuildPlan(stored map[schedule.Bin]int64) (map[schedule.Bin]int64, error) {
+func (c *Crawler) rebuildPlan(stored map[schedule.Bin]int64, basis string) (map[schedule.Bin]int64, error) {
 	counts := map[schedule.Bin]int64{}
 	err := c.store.ForEachPage(func(p store.Page) error {
 		if p.Held && p.Kind == KindPage {
-			counts[schedule.BinOf(p.Rate, pageWeight(&p))]++
+			counts[c.planBin(&p)]++
 		}
 		return nil
 	})
@@ -121,6 +195,10 @@ func (c *Crawler) rebuildPlan(stored map[schedule.Bin]int64) (map[schedule.Bin]i
 	}
 	for b, n := range counts {
 		txn.Add(planCounter(b), n)
+	}
+	if err := txn.SetSetting(planBasisSetting, basis); err != nil {
+		txn.Abort()
+		return nil, fmt.Errorf("crawl: rebuild plan: %w", err)
 	}
 	if err := txn.Commit(); err != nil {
 		return nil, fmt.Errorf("crawl: rebuild plan: %w", err)
@@ -136,7 +214,7 @@ func (c *Crawler) stagePlan(txn *store.Txn, prev *store.Page, wasHeld bool, p *s
 	if p.Kind != KindPage {
 		return
 	}
-	from, to := schedule.BinOf(prev.Rate, pageWeight(prev)), schedule.BinOf(p.Rate, pageWeight(p))
+	from, to := c.planBin(prev), c.planBin(p)
 	if wasHeld == p.Held && from == to {
 		return
 	}
@@ -175,7 +253,18 @@ func (c *Crawler) plannedInterval(p *store.Page) time.Duration {
 	case c.planner != nil:
 		c.planner.SetBudget(c.revisitBudget())
 		c.planner.SetMaxInterval(c.maxRevisit().Seconds())
-		return secondsDuration(c.planner.Interval(p.Rate, pageWeight(p)))
+		iv := c.planner.Interval(c.planRate(p), pageWeight(p))
+		if c.planFast {
+			if mean, ok := unresolved(p); ok {
+				// Every visit found a change: the estimate is a floor
+				// the visits cannot raise. One visit at a quarter of
+				// the mean interval tells a page that changes a few
+				// times per interval from one that changes at every
+				// moment (which planRate then gives up).
+				iv = min(iv, mean/4)
+			}
+		}
+		return secondsDuration(iv)
 	case (c.cfg.Policy == PolicyNutch || c.cfg.Policy == PolicyStormCrawler) && p.Interval > 0:
 		return secondsDuration(p.Interval)
 	}

@@ -76,7 +76,7 @@ func refreshCrawl(t *testing.T, dir string, policy Policy, rounds int) (map[stri
 	}); err != nil {
 		t.Fatal(err)
 	}
-	crashCheckPlan(t, s, rows)
+	crashCheckPlan(t, s, rows, policy == PolicyOptimal)
 	return rows, load
 }
 
