@@ -170,6 +170,7 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	}
 	p.Status, v.Status = resp.Status, resp.Status
 	v.ETag, v.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	o.t.h.noteService(resp.Duration)
 	// The records go in whatever the status; a new 200 capture also
 	// becomes the copy the row points to.
 	if err := c.writeEncoded(pr.enc, p); err != nil {
@@ -208,7 +209,7 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	compared := resp.Status == http.StatusNotModified || resp.Status >= 200 && resp.Status < 300
 	switch {
 	case p.Held && compared && pr.item.Kind == KindPage:
-		c.scheduleRevisit(p, v, v.Changed, now)
+		c.scheduleRevisit(o.t.h, p, pr.known && pr.prev.Held, v, v.Changed, now)
 	case p.Held || resp.Status >= 500 || resp.Status == http.StatusTooManyRequests:
 		// A URL never held whose last attempt failed transiently is tried
 		// again at the revisit interval, not lost for good.
@@ -351,7 +352,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 			return err
 		}
 	}
-	c.stagePlan(txn, &pr.prev, pr.known && pr.prev.Held, &r.page)
+	c.stagePlan(txn, o.t.h, &pr.prev, pr.known && pr.prev.Held, &r.page)
 	if pr.item.Kind == KindPage {
 		if d := b2i(r.page.Held) - b2i(pr.known && pr.prev.Held); d != 0 {
 			txn.Add(counterHeld, d)

@@ -117,6 +117,9 @@ type Crawler struct {
 	// planFast is set when the plan gives up pages that change at every
 	// visit (planRate).
 	planFast bool
+	// excessBits holds the float64 sum of the hosts' planned frequency
+	// beyond their capacity (refresh.go); written by the committer.
+	excessBits atomic.Uint64
 
 	failOnce sync.Once
 	fatal    chan error

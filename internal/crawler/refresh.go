@@ -210,7 +210,7 @@ func (c *Crawler) rebuildPlan(stored map[schedule.Bin]int64, basis string) (map[
 // store counters of txn, as its row goes from prev (held if wasHeld) to p.
 // The counters are kept under every policy, so that a data directory
 // switched to a planned policy finds them right.
-func (c *Crawler) stagePlan(txn *store.Txn, prev *store.Page, wasHeld bool, p *store.Page) {
+func (c *Crawler) stagePlan(txn *store.Txn, h *host, prev *store.Page, wasHeld bool, p *store.Page) {
 	if p.Kind != KindPage {
 		return
 	}
@@ -220,6 +220,9 @@ func (c *Crawler) stagePlan(txn *store.Txn, prev *store.Page, wasHeld bool, p *s
 	}
 	if c.planner != nil {
 		c.planner.Move(from, wasHeld, to, p.Held)
+		if wasHeld && !p.Held && prev.Interval > 0 {
+			c.noteLoad(h, 1/prev.Interval, 0)
+		}
 	}
 	if wasHeld {
 		txn.Add(planCounter(from), -1)
@@ -246,12 +249,34 @@ func (c *Crawler) maxRevisit() time.Duration {
 }
 
 // plannedInterval is the interval the policy wants now between visits of
-// the held page p: the planner's for its rate, the adaptive policies'
+// the held page p of host h: the planner's for its rate (longer on a host
+// whose plan exceeds its capacity, hostScale), the adaptive policies'
 // stored interval, or the uniform one.
-func (c *Crawler) plannedInterval(p *store.Page) time.Duration {
+func (c *Crawler) plannedInterval(h *host, p *store.Page) time.Duration {
+	if c.planner != nil {
+		return c.stretch(h, c.plan(p))
+	}
+	return c.policyInterval(p)
+}
+
+// policyInterval is plannedInterval before any host's capacity applies.
+func (c *Crawler) policyInterval(p *store.Page) time.Duration {
 	switch {
 	case c.planner != nil:
-		c.planner.SetBudget(c.revisitBudget())
+		return secondsDuration(c.plan(p))
+	case (c.cfg.Policy == PolicyNutch || c.cfg.Policy == PolicyStormCrawler) && p.Interval > 0:
+		return secondsDuration(p.Interval)
+	}
+	return c.interval()
+}
+
+// plan is the planner's interval for p, in seconds. The planner divides
+// the revisit budget plus what hosts at capacity cannot take (c.excess):
+// the frequencies it plans for them beyond their capacity are not
+// fetched, so that much is given to the others.
+func (c *Crawler) plan(p *store.Page) float64 {
+	{
+		c.planner.SetBudget(c.revisitBudget() + c.excess())
 		c.planner.SetMaxInterval(c.maxRevisit().Seconds())
 		iv := c.planner.Interval(c.planRate(p), pageWeight(p))
 		if c.planFast {
@@ -264,12 +289,65 @@ func (c *Crawler) plannedInterval(p *store.Page) time.Duration {
 				iv = min(iv, mean/4)
 			}
 		}
-		return secondsDuration(iv)
-	case (c.cfg.Policy == PolicyNutch || c.cfg.Policy == PolicyStormCrawler) && p.Interval > 0:
-		return secondsDuration(p.Interval)
+		return max(iv, minRevisit.Seconds())
 	}
-	return c.interval()
 }
+
+// Host capacity. A host takes at most one request at a time and waits its
+// delay after each, so it serves at most 1/(delay + response time)
+// fetches a second (Kolobov et al., SIGIR 2019, were the first to put this
+// limit into refresh scheduling). Under a planned policy each host keeps
+// the planned frequency of its held pages (load); a host whose load
+// exceeds its capacity has its pages' intervals stretched by load/capacity
+// (scale), and the excess, summed over hosts (c.excess), is added to what
+// the planner divides, so the others get the budget it cannot use. This
+// is the host constraint of the optimum met by scaling a saturated host's
+// plan rather than by its own multiplier; the loads live in memory and are
+// rebuilt by the first round of revisits after a restart.
+
+// capacity is the host's fetches per second.
+func (h *host) capacity() float64 {
+	return 1 / (max(h.delay.Seconds(), 0) + max(h.service, 1e-3))
+}
+
+// scale is the factor the host's planned intervals are stretched by.
+func (h *host) scale() float64 {
+	if c := h.capacity(); h.load > c {
+		return h.load / c
+	}
+	return 1
+}
+
+// stretch is a planned interval iv (seconds) on host h: scaled by the
+// host's load over its capacity, but no further than the longest revisit
+// interval (politeness holds the host back anyway).
+func (c *Crawler) stretch(h *host, iv float64) time.Duration {
+	return secondsDuration(min(iv*h.scale(), max(iv, c.maxRevisit().Seconds())))
+}
+
+// noteService folds a response time into the host's moving average.
+func (h *host) noteService(d time.Duration) {
+	if h.service == 0 {
+		h.service = d.Seconds()
+		return
+	}
+	h.service += (d.Seconds() - h.service) / 16
+}
+
+// noteLoad replaces a page's planned frequency old with new (per second,
+// 0 for none) in its host's load and the crawl's excess. Committer only.
+func (c *Crawler) noteLoad(h *host, old, new float64) {
+	if c.planner == nil || old == new {
+		return
+	}
+	h.load = max(h.load-old+new, 0)
+	e := max(h.load-h.capacity(), 0)
+	c.excessBits.Store(math.Float64bits(max(c.excess()+e-h.excess, 0)))
+	h.excess = e
+}
+
+// excess is the planned frequency hosts at capacity cannot take.
+func (c *Crawler) excess() float64 { return math.Float64frombits(c.excessBits.Load()) }
 
 // minRevisit is the shortest interval any policy gives a page; the
 // planner knows it, so the budget a floor leaves unspent goes to others.
@@ -284,9 +362,11 @@ func secondsDuration(s float64) time.Duration {
 }
 
 // scheduleRevisit sets p.NextDue after a fetch at now that answered 200
-// or 304 (changed: the content differed) for a held page, and keeps the
-// adaptive policies' state in the row.
-func (c *Crawler) scheduleRevisit(p *store.Page, v *store.Visit, changed bool, now time.Time) {
+// or 304 (changed: the content differed) for a held page of host h
+// (prevHeld: held before this fetch), and keeps the policies' state in the
+// row: the adaptive policies' interval, or the planned interval before the
+// host's capacity stretched it, whose frequency is in the host's load.
+func (c *Crawler) scheduleRevisit(h *host, p *store.Page, prevHeld bool, v *store.Visit, changed bool, now time.Time) {
 	if changed {
 		p.Modified = now
 	}
@@ -318,7 +398,18 @@ func (c *Crawler) scheduleRevisit(p *store.Page, v *store.Visit, changed bool, n
 		next := rule.Next(&p.Interval, t, policy.StatusFetched, changed)
 		p.NextDue = now.Add(secondsDuration(next - t))
 	default:
-		p.NextDue = now.Add(c.plannedInterval(p))
+		if c.planner == nil {
+			p.NextDue = now.Add(c.interval())
+			return
+		}
+		iv := c.plan(p)
+		old := 0.0
+		if prevHeld && p.Interval > 0 {
+			old = 1 / p.Interval
+		}
+		c.noteLoad(h, old, 1/iv)
+		p.Interval = iv
+		p.NextDue = now.Add(c.stretch(h, iv))
 	}
 }
 

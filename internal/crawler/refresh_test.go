@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/schedule"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -53,7 +54,7 @@ func refreshCrawl(t *testing.T, dir string, policy Policy, rounds int) (map[stri
 	load := 0.0
 	if err := c.store.ForEachPage(func(p store.Page) error {
 		if p.Held && p.Kind == KindPage {
-			load += 1 / c.plannedInterval(&p).Seconds()
+			load += 1 / c.policyInterval(&p).Seconds()
 		}
 		return nil
 	}); err != nil {
@@ -137,5 +138,51 @@ func TestRefreshNutch(t *testing.T) {
 	t.Logf("%d pages: %d with an interval above the uniform 1 s, %d below", len(rows), longer, shorter)
 	if longer == 0 || shorter == 0 {
 		t.Errorf("intervals adapted only one way: %d longer, %d shorter", longer, shorter)
+	}
+}
+
+// TestHostCapacity checks the capacity bookkeeping: a host's load is the
+// sum of its pages' planned frequencies, a host over its capacity
+// 1/(delay + response time) stretches its intervals by load/capacity, and
+// the crawl's excess is the sum of the hosts' loads over capacity, which
+// the planner divides on top of the budget.
+func TestHostCapacity(t *testing.T) {
+	pl, err := schedule.NewPlanner(schedule.PlannerConfig{Rule: schedule.Freshness})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Crawler{planner: pl, cfg: Config{Revisit: time.Hour, TimeScale: 1}}
+	a := &host{name: "a", delay: 900 * time.Millisecond}
+	b := &host{name: "b", delay: 400 * time.Millisecond}
+	a.noteService(100 * time.Millisecond) // capacity 1/s
+	b.noteService(100 * time.Millisecond) // capacity 2/s
+	for range 3 {
+		c.noteLoad(a, 0, 0.5) // three pages every 2 s: 1.5/s
+		c.noteLoad(b, 0, 0.5) // under capacity
+	}
+	if math.Abs(a.capacity()-1) > 1e-9 || math.Abs(b.capacity()-2) > 1e-9 {
+		t.Fatalf("capacities %g, %g; want 1 and 2", a.capacity(), b.capacity())
+	}
+	if got := a.scale(); math.Abs(got-1.5) > 1e-9 {
+		t.Errorf("host a: scale %g, want 1.5", got)
+	}
+	if got := b.scale(); got != 1 {
+		t.Errorf("host b: scale %g, want 1", got)
+	}
+	if got := c.excess(); math.Abs(got-0.5) > 1e-9 {
+		t.Errorf("excess %g, want 0.5", got)
+	}
+	if got := c.stretch(a, 2); math.Abs(got.Seconds()-3) > 1e-6 {
+		t.Errorf("a 2 s interval on host a is %v, want 3s", got)
+	}
+	c.noteLoad(a, 0.5, 0) // a page leaves: 1/s, at capacity
+	c.noteLoad(b, 0.5, 2) // b goes over: 3/s for 2/s
+	if got := c.excess(); math.Abs(got-1) > 1e-9 {
+		t.Errorf("excess %g after the moves, want 1", got)
+	}
+	// The stretch stops at the longest revisit interval (20 × 1 h).
+	c.noteLoad(b, 0, 1000)
+	if got := c.stretch(b, 3600); got != 20*time.Hour {
+		t.Errorf("stretch on a host 500× over capacity: %v, want the 20h cap", got)
 	}
 }

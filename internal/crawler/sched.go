@@ -47,6 +47,11 @@ type host struct {
 	// politeness rate never fetch a new URL; alternating gives each at
 	// least half. The worker owns it while the host is busy.
 	newTurn bool
+	// service is a moving average of the host's response times in
+	// seconds; load is the planned revisit frequency of its held pages
+	// and excess the part of it over the host's capacity (refresh.go).
+	// The committer writes them while the host is busy.
+	service, load, excess float64
 	// change is what is known of the host's changes and validators; nil
 	// until its first outcome commits.
 	change *siteChange

@@ -119,7 +119,7 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 		iv := c.interval()
 		adaptive := c.cfg.Policy == PolicyNutch || c.cfg.Policy == PolicyStormCrawler
 		if p.Held && p.Kind == KindPage {
-			iv = c.plannedInterval(&p)
+			iv = c.plannedInterval(t.h, &p)
 		}
 		switch {
 		case !p.Held && t.full:
