@@ -108,7 +108,7 @@ func replay(s *change.Stats, visits []store.Visit) {
 		switch st := v.Status; {
 		case st == http.StatusNotModified || st >= 200 && st < 300:
 			changed := st != http.StatusNotModified && v.Changed
-			if pre, ok := preObservation(s, checked, v.Modified); ok {
+			for _, pre := range preObservations(s, checked, v.Modified) {
 				s.Add(pre, seconds(checked))
 			}
 			if obs, ok := observation(checked, v.Time, changed, v.Modified); ok {
