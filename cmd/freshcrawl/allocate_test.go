@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/schedule"
 )
 
 // example54 is Example 5.4 of Cho's dissertation (§5.5.4): five pages
@@ -156,18 +162,28 @@ func TestAllocateErrors(t *testing.T) {
 		{"bad rate", "a\t1\n\nb\tfast\n", []string{"-budget", "1"}, "line 3"},
 		{"negative rate", "a\t-1\n", []string{"-budget", "1"}, "line 1"},
 		{"zero weight", "a\t1\t0\n", []string{"-budget", "1"}, "line 1: weight"},
-		{"four fields", "a\t1\t1\t1\n", []string{"-budget", "1"}, "line 1"},
+		{"five fields", "a\t1\t1\th\tx\n", []string{"-budget", "1"}, "line 1"},
+		{"bad weight with host", "a\t1\tx\th\n", []string{"-budget", "1"}, "line 1: weight"},
+		{"hosts without host column", "", []string{"-budget", "1", "-hosts", "HOSTS"}, "no hosts"},
+		{"negative delay", "", []string{"-budget", "1", "-delay", "-1s"}, "-delay"},
 		{"empty", "# nothing\n", []string{"-budget", "1"}, "no pages"},
 		{"unknown flag", "", []string{"-budget", "1", "-bogus"}, "bogus"},
 	}
+	hostsFile := writeFile(t, "hosts.tsv", "h\t1\n")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := good
 			if tt.content != "" {
 				file = writeFile(t, "rates.tsv", tt.content)
 			}
+			args := append([]string{"-rates", file}, tt.args...)
+			for k := range args {
+				if args[k] == "HOSTS" {
+					args[k] = hostsFile
+				}
+			}
 			var out, errOut bytes.Buffer
-			code := runAllocate(append([]string{"-rates", file}, tt.args...), &out, &errOut)
+			code := runAllocate(args, &out, &errOut)
 			msg := errOut.String()
 			if code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
 				t.Errorf("exit %d, stderr %q: want 2 and one line with %q", code, msg, tt.want)
@@ -179,7 +195,8 @@ func TestAllocateErrors(t *testing.T) {
 		t.Errorf("no -rates: exit %d, %q", code, errOut.String())
 	}
 	out.Reset()
-	if code := runAllocate([]string{"-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "embarrassment") || !strings.Contains(out.String(), "changes_per_day") {
+	if code := runAllocate([]string{"-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "embarrassment") || !strings.Contains(out.String(), "changes_per_day") ||
+		!strings.Contains(out.String(), "host <TAB> delay") {
 		t.Errorf("-h: exit %d, %q", code, out.String())
 	}
 }
@@ -193,6 +210,314 @@ func TestHumanSeconds(t *testing.T) {
 	for _, tt := range tests {
 		if got := humanSeconds(tt.s); got != tt.want {
 			t.Errorf("humanSeconds(%g) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
+
+// hostRates is four pages on two hosts and one on none, with a weight left
+// empty before a host.
+const hostRates = "a\t1\t\thostA\nb\t2\t2\thostA\nc\t3\t1\thostB\nd\t0.5\ne\t4\t1\thostB\n"
+
+// TestAllocateHosts runs the command with host limits: hostA may be
+// fetched every 60 s (1 440 times a day), hostB every 2 minutes (720),
+// unlisted hosts every -delay. With a budget the hosts cannot take, each
+// host gets exactly its limit (to 1e-6), the page on no host the rest, the
+// JSON names each page's host, and the frequencies are schedule.Capped's
+// (the capacitated optimum, tested against brute force there). With a
+// small budget the limits do not bind and the allocation is
+// policy.OptimalFreshness's, as without hosts.
+func TestAllocateHosts(t *testing.T) {
+	rates := writeFile(t, "rates.tsv", hostRates)
+	hosts := writeFile(t, "hosts.tsv", "hostA\t60\n# a comment\nhostB\t2m\n")
+	for _, objective := range []string{"freshness", "age", "embarrassment"} {
+		t.Run(objective, func(t *testing.T) {
+			pages := allocateJSON(t, "-rates", rates, "-hosts", hosts, "-budget", "5000", "-objective", objective)
+			sum := map[string]float64{}
+			for _, p := range pages {
+				sum[p.Host] += p.VisitsPerDay
+			}
+			if math.Abs(sum["hostA"]-1440) > 1e-6 || math.Abs(sum["hostB"]-720) > 1e-6 || math.Abs(sum[""]-2840) > 1e-6 {
+				t.Errorf("visits/day per host %v, want hostA 1440, hostB 720, none 2840", sum)
+			}
+			if pages[0].Host != "hostA" || pages[3].Host != "" || pages[0].Weight != 1 {
+				t.Errorf("pages %+v", pages)
+			}
+		})
+	}
+	// The same through the package.
+	pages := []policy.Page{{Rate: 1 / secondsPerDay}, {Rate: 2 / secondsPerDay, Weight: 2}, {Rate: 3 / secondsPerDay, Weight: 1},
+		{Rate: 0.5 / secondsPerDay}, {Rate: 4 / secondsPerDay, Weight: 1}}
+	want := make([]float64, len(pages))
+	c := schedule.Capped{Rule: schedule.Freshness, Hosts: schedule.Hosts{Of: []int32{0, 0, 1, schedule.NoHost, 1}, Capacity: []float64{1.0 / 60, 1.0 / 120}}}
+	if _, err := c.Solve(pages, 3000/secondsPerDay, want); err != nil {
+		t.Fatal(err)
+	}
+	got := allocateJSON(t, "-rates", rates, "-hosts", hosts, "-budget", "3000")
+	for i := range got {
+		if math.Abs(got[i].VisitsPerDay-want[i]*secondsPerDay) > 1e-9*3000 {
+			t.Errorf("page %s: %g visits/day, schedule.Capped says %g", got[i].ID, got[i].VisitsPerDay, want[i]*secondsPerDay)
+		}
+	}
+	// Small budget: no limit binds.
+	free := make([]float64, len(pages))
+	if err := (policy.OptimalFreshness{}).Allocate(pages, 5/secondsPerDay, free); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range allocateJSON(t, "-rates", rates, "-hosts", hosts, "-budget", "5") {
+		if math.Abs(p.VisitsPerDay-free[i]*secondsPerDay) > 1e-8 {
+			t.Errorf("page %s: %g visits/day, uncapacitated optimum %g", p.ID, p.VisitsPerDay, free[i]*secondsPerDay)
+		}
+	}
+	// Unlisted hosts take -delay; 0 lifts the limit.
+	for _, tt := range []struct {
+		delay string
+		want  float64 // hostB's visits/day
+	}{{"10m", 144}, {"0", -1}} {
+		pages := allocateJSON(t, "-rates", rates, "-budget", "5000", "-delay", tt.delay)
+		var b float64
+		for _, p := range pages {
+			if p.Host == "hostB" {
+				b += p.VisitsPerDay
+			}
+		}
+		if tt.want >= 0 && math.Abs(b-tt.want) > 1e-6 || tt.want < 0 && b <= 720 {
+			t.Errorf("-delay %s: hostB gets %g visits/day, want %g", tt.delay, b, tt.want)
+		}
+	}
+}
+
+// TestAllocateOverCapacity asks for more than the hosts allow when every
+// page has a host: the command says how much is not spent, on one line of
+// stderr, and still succeeds.
+func TestAllocateOverCapacity(t *testing.T) {
+	rates := writeFile(t, "rates.tsv", "a\t1\t1\th1\nb\t1\t1\th2\n")
+	hosts := writeFile(t, "hosts.tsv", "h1\t864\nh2\t432\n") // 100 and 200 a day
+	var out, errOut bytes.Buffer
+	code := runAllocate([]string{"-rates", rates, "-hosts", hosts, "-budget", "1000"}, &out, &errOut)
+	if code != 0 || !strings.Contains(errOut.String(), "the hosts allow 300 fetches/day in all; 700 of the budget is not spent") ||
+		strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(out.String(), "2 pages, 300 fetches/day") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out.String(), errOut.String())
+	}
+}
+
+// TestAllocateHostsErrors checks the hosts file's one-line errors.
+func TestAllocateHostsErrors(t *testing.T) {
+	rates := writeFile(t, "rates.tsv", hostRates)
+	tests := []struct{ name, content, want string }{
+		{"one field", "hostA\t1\nhostB\n", "line 2: want host<TAB>delay"},
+		{"bad delay", "\nhostA\tsoon\n", "line 2: delay \"soon\""},
+		{"negative delay", "hostA\t-1\n", "line 1: delay"},
+		{"duplicate", "hostA\t1\nhostA\t2\n", "line 2: host hostA already on line 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hosts := writeFile(t, "hosts.tsv", tt.content)
+			var out, errOut bytes.Buffer
+			code := runAllocate([]string{"-rates", rates, "-hosts", hosts, "-budget", "1"}, &out, &errOut)
+			if msg := errOut.String(); code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q: want 2 and one line with %q", code, msg, tt.want)
+			}
+		})
+	}
+}
+
+// TestAllocateJSONEncoding checks that the hand-written JSON lines are
+// byte for byte what encoding/json writes for jsonAllocation, on ids that
+// need escaping (quotes, HTML characters, control characters, non-ASCII,
+// invalid UTF-8), numbers in every format range, and never-visited pages.
+func TestAllocateJSONEncoding(t *testing.T) {
+	ids := []string{"plain", "with \"quotes\" and \\", "<a href=x>&amp;", "ctl\x01\x1f", "héllo ✓", "bad\xff utf8", "\u2028"}
+	var data strings.Builder
+	for k, id := range ids {
+		host := ""
+		if k%2 == 1 {
+			host = "\th<" + id[:1] + ">"
+		}
+		fmt.Fprintf(&data, "%s\t%g\t%g%s\n", id, []float64{0, 1e-9, 3, 2.5e7, 1e22, 0.1, 7}[k], []float64{1, 1e-7, 2, 3e21, 0.5, 1, 1}[k], host)
+	}
+	rf, err := parseRates([]byte(data.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	freqs := []float64{0, 1e-12, 1e-3, 1e25, 5, 3e-8, 1}
+	for i := range rf.pages {
+		f := freqs[i]
+		fresh := policy.Freshness(policy.FixedOrder, rf.pages[i].Rate, f)
+		age := policy.Age(policy.FixedOrder, rf.pages[i].Rate, f)
+		got := appendJSON(nil, rf, i, f, fresh, age)
+		var want bytes.Buffer
+		p := rf.pages[i]
+		if err := json.NewEncoder(&want).Encode(jsonAllocation{
+			ID: string(rf.id(i)), ChangesPerDay: p.Rate * secondsPerDay, Weight: weightOf(p),
+			VisitsPerDay: f * secondsPerDay, Interval: every(f), IntervalSeconds: finite(1 / f),
+			Freshness: fresh, Age: humanSeconds(age), AgeSeconds: finite(age), Host: string(rf.hostName(i)),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want.String() {
+			t.Errorf("page %d:\ngot  %s\nwant %s", i, got, want.String())
+		}
+	}
+}
+
+// TestAllocateTableAligned checks that every line of the table has the
+// header's columns at the same places, whatever the numbers.
+func TestAllocateTableAligned(t *testing.T) {
+	rates := writeFile(t, "rates.tsv", hostRates+"a-much-longer-id\t1e-9\t1e9\tx\nf\t1e6\t1e-6\n")
+	var out, errOut bytes.Buffer
+	if code := runAllocate([]string{"-rates", rates, "-budget", "1e7", "-delay", "0"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	width := len([]rune(lines[0]))
+	for _, l := range lines[1 : len(lines)-1] {
+		if n := len([]rune(l)); n != width {
+			t.Errorf("line %q is %d runes wide, the header %d", l, n, width)
+		}
+	}
+}
+
+// TestParseRatesPieces parses a file big enough to be cut into several
+// pieces (1 MB at least), parsed in parallel: hosts are numbered where they first appear,
+// the pages come out in file order, and an error deep in the file reports
+// its line.
+func TestParseRatesPieces(t *testing.T) {
+	var b strings.Builder
+	const n = 400_000 // about 10 MB
+	for i := range n {
+		fmt.Fprintf(&b, "page-%07d\t%d\t1\thost%d\n", i, i%7, (n-i)%1000)
+		if i%100_000 == 0 {
+			b.WriteString("# a comment\n\n")
+		}
+	}
+	data := b.String()
+	rf, err := parseRates([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rf.pages) != n {
+		t.Fatalf("%d pages, want %d", len(rf.pages), n)
+	}
+	for _, i := range []int{0, 1, 123_456, n - 1} {
+		if id := string(rf.id(i)); id != fmt.Sprintf("page-%07d", i) || string(rf.hostName(i)) != fmt.Sprintf("host%d", (n-i)%1000) ||
+			rf.pages[i].Rate != float64(i%7)/secondsPerDay {
+			t.Errorf("page %d: id %s host %s rate %g", i, id, rf.hostName(i), rf.pages[i].Rate)
+		}
+	}
+	if string(rf.hostName(0)) != "host0" || string(rf.hostName(1)) != "host999" || rf.hosts.len() != 1000 || rf.host[0] != 0 || rf.host[1] != 1 {
+		t.Errorf("hosts numbered %d, %d, %d in all", rf.host[0], rf.host[1], rf.hosts.len())
+	}
+	bad := data + "page-x\tnope\n"
+	_, err = parseRates([]byte(bad))
+	if want := fmt.Sprintf("line %d: changes per day", strings.Count(data, "\n")+1); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// BenchmarkAllocate runs the command on 10⁶ pages on 10⁴ hosts (the shape
+// of bench/allocate.sh, which runs 10⁷), output discarded: parsing,
+// allocation and formatting together.
+func BenchmarkAllocate(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	var data bytes.Buffer
+	for i := range 1_000_000 {
+		u := rng.Float64()
+		fmt.Fprintf(&data, "p%d\t%.4g\t%.3g\th%d\n", i, math.Exp(1.5*rng.NormFloat64()), math.Exp(rng.NormFloat64()), int(10_000*u*u))
+	}
+	rates := filepath.Join(b.TempDir(), "rates.tsv")
+	if err := os.WriteFile(rates, data.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, args := range [][]string{{"-delay", "0"}, {"-delay", "5s"}, {"-delay", "5s", "-json"}} {
+		b.Run(strings.Join(args, " "), func(b *testing.B) {
+			for b.Loop() {
+				if code := runAllocate(append([]string{"-rates", rates, "-budget", "1e6"}, args...), io.Discard, io.Discard); code != 0 {
+					b.Fatalf("exit %d", code)
+				}
+			}
+		})
+	}
+}
+
+// TestNumberText checks the shortcuts of appendG, appendF4 and parseFloat
+// against strconv, byte for byte and bit for bit, on 200 000 random
+// numbers over every magnitude and on the hard cases: exact ties (which
+// strconv rounds to even), values that round up to the next power of ten,
+// powers of ten themselves, and malformed text.
+func TestNumberText(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	vals := []float64{0, 1, 10, 100, 1e-15, 1e15, 0.125, 2.5, 1234.5, 123.45, 9999.5, 99.95, 9.995, 0.99995, 1e-5, 9.9995e-5,
+		0.00012345, 12345678, 0.5, 0.05, 0.00005, 1.00005, 86400, 1e22, 5e-324, math.MaxFloat64, math.Inf(1), math.NaN()}
+	for range 200_000 {
+		v := math.Exp((rng.Float64() - 0.5) * 90)
+		switch rng.IntN(4) {
+		case 0: // a short decimal, as in the rates files
+			v = math.Round(v*1e4) / 1e4
+		case 1: // a tie at some precision
+			v = (math.Floor(v) + 0.5) * math.Pow(10, float64(rng.IntN(9)-4))
+		}
+		vals = append(vals, v)
+	}
+	for _, v := range vals {
+		for _, prec := range []int{3, 4} {
+			if got, want := string(appendG(nil, v, prec)), strconv.FormatFloat(v, 'g', prec, 64); got != want {
+				t.Fatalf("appendG(%v, %d) = %s, strconv %s", v, prec, got, want)
+			}
+		}
+		if v <= 1 || math.IsNaN(v) {
+			if got, want := string(appendF4(nil, v)), strconv.FormatFloat(v, 'f', 4, 64); got != want {
+				t.Fatalf("appendF4(%v) = %s, strconv %s", v, got, want)
+			}
+		}
+		for _, s := range []string{strconv.FormatFloat(v, 'g', 4, 64), strconv.FormatFloat(v, 'f', 6, 64), strconv.FormatFloat(v, 'e', 3, 64),
+			strconv.FormatFloat(v, 'g', -1, 64)} {
+			got, err := parseFloat([]byte(s))
+			want, werr := strconv.ParseFloat(s, 64)
+			if (err != nil) != (werr != nil) || math.Float64bits(got) != math.Float64bits(want) && !math.IsNaN(want) {
+				t.Fatalf("parseFloat(%q) = %v, %v; strconv %v, %v", s, got, err, want, werr)
+			}
+		}
+	}
+	for _, s := range []string{"", ".", "1e", "1e+", "-1", "+2", "1.5.2", "0x10", "1_0", "inf", "1e400", "12345678901234567890", "007", ".5", "5.", "1E5"} {
+		got, err := parseFloat([]byte(s))
+		want, werr := strconv.ParseFloat(s, 64)
+		if (err != nil) != (werr != nil) || got != want {
+			t.Errorf("parseFloat(%q) = %v, %v; strconv %v, %v", s, got, err, want, werr)
+		}
+	}
+}
+
+// TestHostTable numbers 50 000 lookups of 5 000 names, many longer than
+// the 16 bytes kept in a slot and sharing those 16 bytes, against a map.
+func TestHostTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 18))
+	names := make([]string, 5000)
+	for k := range names {
+		switch k % 3 {
+		case 0:
+			names[k] = fmt.Sprintf("h%d", k)
+		case 1:
+			names[k] = fmt.Sprintf("www.a-long-common-prefix.example/%d", k)
+		default:
+			names[k] = strings.Repeat("x", k%40+1)
+		}
+	}
+	var tab hostTable
+	want := map[string]int32{}
+	for range 50_000 {
+		name := names[rng.IntN(len(names))]
+		id, ok := want[name]
+		if !ok {
+			id = int32(len(want))
+			want[name] = id
+		}
+		if got := tab.number([]byte(name)); got != id {
+			t.Fatalf("%q numbered %d, want %d", name, got, id)
+		}
+	}
+	for name, id := range want {
+		if string(tab.name(id)) != name {
+			t.Errorf("name %d is %q, want %q", id, tab.name(id), name)
 		}
 	}
 }
