@@ -61,11 +61,13 @@ const fastRate = 1e3
 // planned every 30 hours: a fifth of the budget for no freshness. It is a
 // function of the row alone, so the plan counters can follow it.
 func (c *Crawler) planRate(p *store.Page) float64 {
-	if c.planFast && allChanged(p, 3) {
-		var st change.Stats
-		if st.UnmarshalBinary(p.Change) == nil && st.MinChanged()*6 <= st.SumIntervals()/st.N() {
-			return fastRate
-		}
+	return c.rateOf(p, censoringOf(p))
+}
+
+// rateOf is planRate for a page whose censoring is cs.
+func (c *Crawler) rateOf(p *store.Page, cs censoring) float64 {
+	if c.planFast && cs.allChanged >= 3 && cs.short {
+		return fastRate
 	}
 	return p.Rate
 }
@@ -75,32 +77,25 @@ func (c *Crawler) planBin(p *store.Page) schedule.Bin {
 	return schedule.BinOf(c.planRate(p), pageWeight(p))
 }
 
-// allChanged reports whether p's comparisons, at least min of them, all
-// found a change.
-func allChanged(p *store.Page, min int) bool {
-	if len(p.Change) == 0 {
-		return false
-	}
-	var st change.Stats
-	if st.UnmarshalBinary(p.Change) != nil {
-		return false
-	}
-	return st.Count() >= min && st.Changed() >= st.N()*(1-1e-9)
+// censoring is what a page's change summary says about how far its
+// visits can follow it: allChanged is the number of its comparisons if
+// every one found a change (0 otherwise), mean their mean interval in
+// seconds, and short whether the shortest of them was at most a sixth of
+// the mean, so a change seen even then.
+type censoring struct {
+	allChanged int
+	mean       float64
+	short      bool
 }
 
-// unresolved reports whether p changed at every comparison (two or more)
-// but never at a short one, so that a shorter visit would tell more; mean
-// is its mean interval between comparisons, in seconds.
-func unresolved(p *store.Page) (mean float64, ok bool) {
+// censoringOf decodes p's change summary once for planRate and plan.
+func censoringOf(p *store.Page) censoring {
 	var st change.Stats
-	if len(p.Change) == 0 || st.UnmarshalBinary(p.Change) != nil {
-		return 0, false
+	if len(p.Change) == 0 || st.UnmarshalBinary(p.Change) != nil || st.Changed() < st.N()*(1-1e-9) {
+		return censoring{}
 	}
-	if st.Count() < 2 || st.Changed() < st.N()*(1-1e-9) {
-		return 0, false
-	}
-	mean = st.SumIntervals() / st.N()
-	return mean, st.MinChanged()*6 > mean
+	mean := st.SumIntervals() / st.N()
+	return censoring{allChanged: st.Count(), mean: mean, short: st.MinChanged()*6 <= mean}
 }
 
 // pageWeight is a page's importance, the weight of its freshness (§5.6).
@@ -275,25 +270,21 @@ func (c *Crawler) policyInterval(p *store.Page) time.Duration {
 // the frequencies it plans for them beyond their capacity are not
 // fetched, so that much is given to the others.
 func (c *Crawler) plan(p *store.Page) float64 {
-	{
-		c.planner.SetBudget(c.revisitBudget() + c.excess())
-		c.planner.SetMaxInterval(c.maxRevisit().Seconds())
-		iv := c.planner.Interval(c.planRate(p), pageWeight(p))
-		if c.planFast {
-			if mean, ok := unresolved(p); ok {
-				// Every visit found a change: the estimate is a floor
-				// the visits cannot raise. One visit at an eighth of
-				// the mean interval tells a page that changes a few
-				// times per interval (it changes in that eighth with
-				// probability 1 − e^{−λI/8}: 18 % for a page changing
-				// every 2 days visited every 3) from one that changes
-				// at every moment (96 % at 8 a day), which planRate
-				// then gives up.
-				iv = min(iv, mean/8)
-			}
-		}
-		return max(iv, minRevisit.Seconds())
+	c.planner.SetBudget(c.revisitBudget() + c.excess())
+	c.planner.SetMaxInterval(c.maxRevisit().Seconds())
+	cs := censoringOf(p)
+	iv := c.planner.Interval(c.rateOf(p, cs), pageWeight(p))
+	if c.planFast && cs.allChanged >= 2 && !cs.short {
+		// Every visit found a change, none at a short interval: the
+		// estimate is a floor the visits cannot raise. One visit at an
+		// eighth of the mean interval tells a page that changes a few
+		// times per interval (it changes in that eighth with probability
+		// 1 − e^{−λI/8}: 18 % for a page changing every 2 days visited
+		// every 3) from one that changes at every moment (96 % at 8 a
+		// day), which planRate then gives up.
+		iv = min(iv, cs.mean/8)
 	}
+	return max(iv, minRevisit.Seconds())
 }
 
 // Host capacity. A host takes at most one request at a time and waits its
