@@ -221,7 +221,7 @@ func runAllocate(args []string, stdout, stderr io.Writer) int {
 
 // allocateCrawls is paper 002's discrete allocation (-objective
 // embarrassment): whole fetches per day, and with hosts, whole fetches
-// per day per host (schedule.CappedGreedy). It returns the frequencies'
+// per day per host (policy.GreedyCapped). It returns the frequencies'
 // sum.
 func allocateCrawls(pages []policy.Page, hosts schedule.Hosts, budget float64, freq []float64) (float64, error) {
 	e := policy.Embarrassment{Period: secondsPerDay}
@@ -238,7 +238,7 @@ func allocateCrawls(pages []policy.Page, hosts schedule.Hosts, budget float64, f
 		for h, c := range hosts.Capacity {
 			caps[h] = int(min(math.Floor(c*secondsPerDay+1e-9), float64(p.Total)))
 		}
-		x, err := schedule.CappedGreedy(p, hosts.Of, caps)
+		x, err := policy.GreedyCapped(p, hosts.Of, caps)
 		if err != nil {
 			return 0, err
 		}

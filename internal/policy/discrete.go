@@ -71,11 +71,78 @@ func Greedy(p DiscreteProblem) ([]int, error) {
 	for _, v := range x {
 		need -= v
 	}
+	marginal(p, x, hi, need, nil, nil)
+	return x, nil
+}
+
+// GreedyCapped solves p with host caps as well: Σ_{i∈h} x_i ≤ caps[h]
+// crawls per period for every host h, of[i] being page i's host (negative
+// for none; of nil for all). The paper bounds each page by M_i to protect
+// small sites (§4.2); a host's cap protects the site whatever number of
+// pages it has.
+//
+// It is Greedy skipping pages whose host is full. Per-page and per-host
+// upper bounds form a laminar family, so the allocations with Σx = R are
+// the integer points of a polymatroid's base, over which greedy is exact
+// for separable convex costs (Federgruen and Groenevelt, 1986), and each
+// prefix of the greedy is optimal for its own total. So when the bounds
+// and caps allow fewer than Total crawls it returns the optimum for as
+// many as they allow, and the caller sees Σx < Total. It takes
+// O(N + (R + N) log N) time.
+func GreedyCapped(p DiscreteProblem, of []int32, caps []int) ([]int, error) {
+	if of != nil && len(of) != p.N {
+		return nil, fmt.Errorf("%w: hosts for %d pages, want %d", ErrInput, len(of), p.N)
+	}
+	x, hi, left := make([]int, p.N), make([]int, p.N), p.Total
+	room := slices.Clone(caps) // crawls each host can still take
+	for i := range p.N {
+		hi[i] = p.Total
+		if p.Min != nil {
+			x[i] = p.Min[i]
+		}
+		if p.Max != nil {
+			hi[i] = min(p.Max[i], x[i]+p.Total)
+		}
+		if x[i] < 0 || hi[i] < x[i] {
+			return nil, fmt.Errorf("%w: page %d bounded to [%d, %d]", ErrInfeasible, i, x[i], hi[i])
+		}
+		left -= x[i]
+		if of != nil && of[i] >= 0 {
+			if int(of[i]) >= len(caps) {
+				return nil, fmt.Errorf("%w: page %d on host %d of %d", ErrInput, i, of[i], len(caps))
+			}
+			room[of[i]] -= x[i]
+		}
+	}
+	if left < 0 {
+		return nil, fmt.Errorf("%w: minimums exceed %d crawls", ErrInfeasible, p.Total)
+	}
+	for h, r := range room {
+		if r < 0 {
+			return nil, fmt.Errorf("%w: host %d's minimums exceed its cap %d", ErrInfeasible, h, caps[h])
+		}
+	}
+	marginal(p, x, hi, left, of, room)
+	return x, nil
+}
+
+// marginal is Fox's marginal analysis from x: it hands out up to need
+// crawls one at a time to the page below its bound hi whose next crawl
+// lowers the cost most, kept in a binary heap, skipping pages whose host
+// (of, if not nil) has no room left, and counting each crawl off its
+// host's room.
+func marginal(p DiscreteProblem, x, hi []int, need int, of []int32, room []int) {
+	host := func(i int32) int {
+		if of == nil {
+			return -1
+		}
+		return int(of[i])
+	}
 	// h is a min-heap of pages by their next marginal d[i].
 	h := make([]int32, 0, p.N)
 	d := make([]float64, p.N)
 	for i := range p.N {
-		if x[i] < hi[i] {
+		if x[i] < hi[i] && (host(int32(i)) < 0 || room[host(int32(i))] > 0) {
 			d[i] = p.delta(i, x[i])
 			h = append(h, int32(i))
 		}
@@ -100,9 +167,20 @@ func Greedy(p DiscreteProblem) ([]int, error) {
 	for k := len(h)/2 - 1; k >= 0; k-- {
 		down(k)
 	}
-	for ; need > 0; need-- {
+	for need > 0 && len(h) > 0 {
 		i := h[0]
+		g := host(i)
+		if g >= 0 && room[g] == 0 { // host full: the page is done
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+			down(0)
+			continue
+		}
 		x[i]++
+		need--
+		if g >= 0 {
+			room[g]--
+		}
 		if x[i] < hi[i] {
 			d[i] = p.delta(int(i), x[i])
 		} else {
@@ -111,7 +189,6 @@ func Greedy(p DiscreteProblem) ([]int, error) {
 		}
 		down(0)
 	}
-	return x, nil
 }
 
 // Threshold solves p exactly by searching for the marginal threshold τ at

@@ -18,8 +18,6 @@
 //   - Timetable: frequencies to visit times over a window, each page
 //     evenly spaced, then each host's visits moved as little as possible
 //     (least squares) to keep its delay.
-//   - CappedGreedy: paper 002's discrete allocation (whole crawls per
-//     scheduling interval, Wolf et al.) with per-host caps.
 //   - AssignCrawls, with IdealTimes and Slots: paper 002's assignment of
 //     crawls to crawler time slots as a transportation problem, solved as
 //     a min-cost flow on the time line by Network, a successive

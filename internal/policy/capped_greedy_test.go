@@ -1,18 +1,16 @@
-package schedule
+package policy
 
 import (
 	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
 
 // discreteBrute is the best allocation of at most total crawls (exactly
 // total if the caps allow it, else as many as they allow) by enumerating
 // every vector within the bounds and caps.
-func discreteBrute(p policy.DiscreteProblem, of []int32, caps []int) (best float64, sum int) {
+func discreteBrute(p DiscreteProblem, of []int32, caps []int) (best float64, sum int) {
 	x := make([]int, p.N)
 	best, sum = math.Inf(1), -1
 	var rec func(i, left int)
@@ -51,20 +49,20 @@ func discreteBrute(p policy.DiscreteProblem, of []int32, caps []int) (best float
 	return best, sum
 }
 
-// TestCappedGreedyBruteForce compares CappedGreedy with discreteBrute on
+// TestGreedyCappedBruteForce compares GreedyCapped with discreteBrute on
 // 500 random problems of 2 to 4 pages on up to 2 capped hosts (and pages on
 // no host), with paper 002's Poisson staleness costs w_i·𝒜_i(x)
-// (policy.Embarrassment's Problem) and per-page maximums, up to 8 crawls:
+// (Embarrassment's Problem) and per-page maximums, up to 8 crawls:
 // the same number of crawls handed out and the same cost within 1e-12.
-func TestCappedGreedyBruteForce(t *testing.T) {
+func TestGreedyCappedBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 16))
 	short := 0
 	for trial := range 500 {
 		n, nh := 2+rng.IntN(3), 1+rng.IntN(2)
-		pages := make([]policy.Page, n)
+		pages := make([]Page, n)
 		of := make([]int32, n)
 		for i := range pages {
-			pages[i] = policy.Page{Rate: math.Exp(rng.NormFloat64()) / day, Weight: math.Exp(rng.NormFloat64())}
+			pages[i] = Page{Rate: math.Exp(rng.NormFloat64()) / day, Weight: math.Exp(rng.NormFloat64())}
 			of[i] = int32(rng.IntN(nh+1)) - 1
 		}
 		caps := make([]int, nh)
@@ -72,11 +70,11 @@ func TestCappedGreedyBruteForce(t *testing.T) {
 			caps[h] = rng.IntN(5)
 		}
 		total := 1 + rng.IntN(8)
-		p, err := policy.Embarrassment{MaxPerPage: 1 + rng.IntN(6)}.Problem(pages, float64(total)/day)
+		p, err := Embarrassment{MaxPerPage: 1 + rng.IntN(6)}.Problem(pages, float64(total)/day)
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, err := CappedGreedy(p, of, caps)
+		x, err := GreedyCapped(p, of, caps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,11 +98,11 @@ func TestCappedGreedyBruteForce(t *testing.T) {
 	}
 }
 
-// TestCappedGreedyInfeasible checks that minimums over a host's cap are
+// TestGreedyCappedInfeasible checks that minimums over a host's cap are
 // reported.
-func TestCappedGreedyInfeasible(t *testing.T) {
-	p := policy.DiscreteProblem{N: 2, Total: 4, Min: []int{2, 2}, Cost: func(i, x int) float64 { return 0 }}
-	if _, err := CappedGreedy(p, []int32{0, 0}, []int{3}); !errors.Is(err, policy.ErrInfeasible) {
-		t.Errorf("err = %v, want policy.ErrInfeasible", err)
+func TestGreedyCappedInfeasible(t *testing.T) {
+	p := DiscreteProblem{N: 2, Total: 4, Min: []int{2, 2}, Cost: func(i, x int) float64 { return 0 }}
+	if _, err := GreedyCapped(p, []int32{0, 0}, []int{3}); !errors.Is(err, ErrInfeasible) {
+		t.Errorf("err = %v, want ErrInfeasible", err)
 	}
 }
