@@ -16,7 +16,7 @@
 #   POLICIES ["optimal uniform nutch"]   crawl -policy values
 #   HOSTS [200] PAGES [200] SPEED [3600] BUDGET [290] SEED [1]
 #   DURATION [25m] WARMUP [10m] PROGRESS [10s]
-#   KEEP [0]  1 keeps the logs
+#   KEEP [0]  1 keeps the logs and each policy's data directory
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,7 +51,9 @@ trap cleanup EXIT
 go build -o "$tmp/freshcrawl" ./cmd/freshcrawl
 log "crawling $HOSTS × $PAGES pages at ×$SPEED, budget $BUDGET/s, for $DURATION (averaging after $WARMUP): $POLICIES"
 for p in $POLICIES; do
-	"$tmp/freshcrawl" demo -hosts "$HOSTS" -pages "$PAGES" -speed "$SPEED" -seed "$SEED" -budget "$BUDGET" \
+	data=()
+	[[ $KEEP == 1 ]] && data=(-data "$tmp/$p.data")
+	"$tmp/freshcrawl" demo "${data[@]}" -hosts "$HOSTS" -pages "$PAGES" -speed "$SPEED" -seed "$SEED" -budget "$BUDGET" \
 		-for "$DURATION" -warmup "$WARMUP" -progress "$PROGRESS" -policy "$p" >"$tmp/$p.out" 2>"$tmp/$p.err" &
 	pids+=($!)
 done
