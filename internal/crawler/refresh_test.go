@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/schedule"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -189,5 +190,44 @@ func TestHostCapacity(t *testing.T) {
 	c.noteLoad(b, 0, 1000)
 	if got := c.stretch(b, 3600); got != 20*time.Hour {
 		t.Errorf("stretch on a host 500× over capacity: %v, want the 20h cap", got)
+	}
+}
+
+// TestCensoringGivesUp checks when a page that changed at every visit is
+// planned as changing at every moment (censoring.fast): after three
+// changed comparisons one of which was short (at most a sixth of their
+// mean), or after giveUpAfter changed ones whatever their lengths, which
+// ends the probing of a page whose probes all come late; never after an
+// unchanged one.
+func TestCensoringGivesUp(t *testing.T) {
+	const day = 86400.0
+	cases := []struct {
+		intervals []float64 // days
+		changed   bool      // every one changed (else the last did not)
+		fast      bool
+	}{
+		{[]float64{3, 3}, true, false},
+		{[]float64{3, 3, 0.3}, true, true},           // the probe was short
+		{[]float64{3, 3, 0.9}, true, false},          // late probe: probe again
+		{[]float64{3, 3, 0.9, 0.8}, true, false},     // late again
+		{[]float64{3, 3, 0.9, 0.8, 0.7}, true, true}, // giveUpAfter
+		{[]float64{3, 3, 0.9, 0.8, 0.7, 0.3}, false, false},
+		{[]float64{3, 3, 3, 3, 3, 3, 3}, true, true},
+	}
+	for _, tc := range cases {
+		var st change.Stats
+		at := 0.0
+		for i, iv := range tc.intervals {
+			at += iv * day
+			st.Add(change.Observation{Interval: iv * day, Changed: tc.changed || i < len(tc.intervals)-1, SinceModified: -1}, at)
+		}
+		b, err := st.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := censoringOf(&store.Page{Change: b})
+		if got := cs.fast(); got != tc.fast {
+			t.Errorf("intervals %v (all changed %v): fast = %v, want %v (censoring %+v)", tc.intervals, tc.changed, got, tc.fast, cs)
+		}
 	}
 }
