@@ -1,12 +1,10 @@
 package crawler
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,30 +38,10 @@ func TestChangeEstimates(t *testing.T) {
 	cfg.TimeScale = speed
 	// The crawl lasts until the pages have been revisited about nine times
 	// each (3,600 page fetches), or 60 s on a machine too loaded for that.
-	var fetches atomic.Int64
-	cfg.OnFetch = func(e Event) {
-		if !e.Sitemap {
-			fetches.Add(1)
-		}
-	}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	go func() {
-		for ctx.Err() == nil && fetches.Load() < 3600 {
-			time.Sleep(20 * time.Millisecond)
-		}
-		cancel()
-	}()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := crawlUntil(t, cfg, 3600, 60*time.Second)
 	kept := map[string]change.Stats{}
 	rates := map[string]float64{}
-	err = c.store.ForEachPage(func(p store.Page) error {
+	err := c.store.ForEachPage(func(p store.Page) error {
 		if p.Held && p.Kind == KindPage {
 			var s change.Stats
 			if err := s.UnmarshalBinary(p.Change); err != nil {

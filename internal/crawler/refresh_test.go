@@ -30,27 +30,7 @@ func refreshCrawl(t *testing.T, dir string, policy Policy, rounds int) (map[stri
 	cfg.Revisit = time.Second
 	cfg.TimeScale = speed
 	cfg.Policy = policy
-	var fetches atomic.Int64
-	cfg.OnFetch = func(e Event) {
-		if !e.Sitemap {
-			fetches.Add(1)
-		}
-	}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	go func() {
-		for ctx.Err() == nil && fetches.Load() < int64(rounds*240) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		cancel()
-	}()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := crawlUntil(t, cfg, int64(rounds*240), 30*time.Second)
 	// The load of the plan at the end, re-solved (between re-solves, up to
 	// N/64 or as many moves as there are bins, the plan drifts from the
 	// budget; with 240 pages that is up to 100 moves): Σ 1/interval.
@@ -85,6 +65,34 @@ func refreshCrawl(t *testing.T, dir string, policy Policy, rounds int) (map[stri
 	}
 	crashCheckPlan(t, s, rows, policy == PolicyOptimal)
 	return rows, load
+}
+
+// crawlUntil runs a crawler built from cfg until it has fetched n pages
+// (sitemaps not counted) or limit has passed, and returns it, still open.
+func crawlUntil(t *testing.T, cfg Config, n int64, limit time.Duration) *Crawler {
+	t.Helper()
+	var fetches atomic.Int64
+	cfg.OnFetch = func(e Event) {
+		if !e.Sitemap {
+			fetches.Add(1)
+		}
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil && fetches.Load() < n {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // TestRefreshOptimal checks the optimal policy in the crawler: its plan
