@@ -83,6 +83,7 @@ type simulateOptions struct {
 	seed                         uint64
 	days, warmup, budget         float64
 	lastMod, maxInterval, replan float64
+	priorWeight                  float64
 	policy, objective, model     string
 	csvFile, plotFile            string
 	knownRates, asJSON           bool
@@ -104,6 +105,7 @@ func simulateFlags(o *simulateOptions) *flag.FlagSet {
 	fs.IntVar(&o.seeds, "seeds", 1, "repeat with `k` seeds and report mean ± standard deviation")
 	fs.Uint64Var(&o.seed, "seed", 1, "first `seed`; the runs use seed, seed+1, ...")
 	fs.Float64Var(&o.maxInterval, "max-interval", policy.DefaultMaxInterval/secondsPerDay, "default's longest interval and probe interval of given-up pages, in `days`")
+	fs.Float64Var(&o.priorWeight, "prior-weight", 1, "`weight` of default's empirical-Bayes prior, in pseudo-observations (paper 001 uses 1)")
 	fs.Float64Var(&o.replan, "replan", 24, "default's re-plan period in `hours`")
 	fs.IntVar(&o.parallel, "parallel", 0, "`runs` at once (0: one per CPU)")
 	fs.StringVar(&o.csvFile, "csv", "", "write freshness and age over time to `file`")
@@ -131,6 +133,8 @@ func (o *simulateOptions) comparison() (simpolicy.Comparison, error) {
 		return c, errors.New("-seeds must be between 1 and 1000")
 	case !pos(o.maxInterval):
 		return c, errors.New("-max-interval must be a positive number of days")
+	case !pos(o.priorWeight):
+		return c, errors.New("-prior-weight must be a positive number")
 	case !pos(o.replan):
 		return c, errors.New("-replan must be a positive number of hours")
 	case o.parallel < 0:
@@ -165,6 +169,7 @@ func (o *simulateOptions) comparison() (simpolicy.Comparison, error) {
 	c.Pages, c.Budget = o.pages, budget/secondsPerDay
 	c.KnownRates = o.knownRates
 	c.MaxInterval = o.maxInterval * secondsPerDay
+	c.PriorWeight = o.priorWeight
 	c.Model, c.LastModified = m, o.lastMod
 	c.Days, c.WarmUp = o.days, o.warmup
 	c.ReplanEvery = o.replan * 3600
@@ -306,6 +311,7 @@ type jsonSimulation struct {
 	LastModShare float64      `json:"lastmod_share"`
 	MaxInterval  float64      `json:"max_interval_days"`
 	ReplanHours  float64      `json:"replan_hours"`
+	PriorWeight  float64      `json:"prior_weight"`
 	WallSeconds  float64      `json:"wall_seconds"`
 	Policies     []jsonPolicy `json:"policies"`
 }
@@ -316,10 +322,14 @@ func writeSimulateJSON(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Repor
 	if maxI == 0 {
 		maxI = policy.DefaultMaxInterval
 	}
+	pw := c.PriorWeight
+	if pw == 0 {
+		pw = 1
+	}
 	out := jsonSimulation{Pages: c.Pages, Model: c.Model.String(), Objective: objectiveName(c.Allocator),
 		BudgetPerDay: c.Budget * secondsPerDay, Days: c.Days, WarmUpDays: c.WarmUp, KnownRates: c.KnownRates,
 		LastModShare: c.LastModified, MaxInterval: maxI / secondsPerDay, ReplanHours: c.ReplanEvery / 3600,
-		WallSeconds: rep.Wall.Seconds()}
+		PriorWeight: pw, WallSeconds: rep.Wall.Seconds()}
 	for _, r := range rep.Rows {
 		p := jsonPolicy{Policy: r.Policy, Freshness: js(r.Freshness, 1), OfOracle: js(r.OfOracle, 1),
 			AgeDays: js(r.Age, secondsPerDay), Fetches: js(r.Fetches, 1), Changes: js(r.Changes, 1),

@@ -17,7 +17,7 @@ func TestSimulateHelp(t *testing.T) {
 	}
 	for _, s := range []string{"-pages", "-days", "-warmup", "-budget", "-policy", "-objective", "-model",
 		"-known-rates", "-seeds", "-csv", "-plot", "-json", "-lastmod", "-max-interval", "-replan",
-		"freshness", "% of oracle", "age", "fetches", "changes", "delay", "wall",
+		"-prior-weight", "freshness", "% of oracle", "age", "fetches", "changes", "delay", "wall",
 		"default", "oracle", "uniform", "proportional", "nutch", "stormcrawler"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("help lacks %q", s)
@@ -38,6 +38,7 @@ func TestSimulateBadInput(t *testing.T) {
 		{"budget", []string{"-budget", "-3"}, "-budget"},
 		{"policy", []string{"-policy", "lru"}, "-policy"},
 		{"objective", []string{"-objective", "cost"}, "-objective"},
+		{"prior weight", []string{"-prior-weight", "0"}, "-prior-weight"},
 		{"model", []string{"-model", "weibull"}, "-model"},
 		{"seeds", []string{"-seeds", "0"}, "-seeds"},
 		{"lastmod", []string{"-lastmod", "2"}, "-lastmod"},

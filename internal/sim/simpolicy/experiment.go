@@ -27,6 +27,9 @@ type Setup struct {
 	MaxInterval float64
 	// Decay is the learning policies' forgetting time constant; zero: none.
 	Decay float64
+	// PriorWeight is policy.OnlineConfig.PriorWeight, the weight of the
+	// learning policies' empirical-Bayes prior; zero means 1.
+	PriorWeight float64
 }
 
 // New returns the named policy for s. The budget-blind baselines (nutch,
@@ -37,7 +40,7 @@ type Setup struct {
 func New(name string, s Setup) (sim.Policy, error) {
 	uniformI := float64(s.Pages) / s.Budget
 	learn := func(a policy.Allocator) (sim.Policy, error) {
-		cfg := policy.OnlineConfig{Budget: s.Budget, Allocator: a, MaxInterval: s.MaxInterval, Decay: s.Decay}
+		cfg := policy.OnlineConfig{Budget: s.Budget, Allocator: a, MaxInterval: s.MaxInterval, Decay: s.Decay, PriorWeight: s.PriorWeight}
 		if s.KnownRates {
 			return &Oracle{Config: cfg}, nil
 		}
