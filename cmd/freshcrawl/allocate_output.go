@@ -1,0 +1,430 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy"
+)
+
+// jsonAllocation is one page in -json output. Infinite intervals (never
+// visited) and ages (never visited but changing) are null. The output is
+// written by appendJSON, which must produce what encoding/json would for
+// this type (TestAllocateJSONEncoding).
+type jsonAllocation struct {
+	ID              string   `json:"id"`
+	ChangesPerDay   float64  `json:"changes_per_day"`
+	Weight          float64  `json:"weight"`
+	VisitsPerDay    float64  `json:"visits_per_day"`
+	Interval        string   `json:"interval"`
+	IntervalSeconds *float64 `json:"interval_seconds"`
+	Freshness       float64  `json:"freshness"`
+	Age             string   `json:"age"`
+	AgeSeconds      *float64 `json:"age_seconds"`
+	Host            string   `json:"host,omitempty"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// allocationSum accumulates the collection's weighted averages.
+type allocationSum struct {
+	fetches, weight, fresh, age float64
+}
+
+// averages are the weighted time-averaged freshness and age (Definition
+// 5.4: Σ w_i F̄_i/Σ w_i, as policy.Collection).
+func (s allocationSum) averages() (fresh, age float64) {
+	if s.weight == 0 {
+		return 1, 0
+	}
+	return s.fresh / s.weight, s.age / s.weight
+}
+
+// Text columns: the numbers are right-aligned in widths that fit any value
+// their format can produce (%.4g of a positive finite float is at most
+// 10 bytes, humanSeconds 9 runes), so the table streams without a first
+// pass; ids and hosts are left-aligned to the longest, up to a limit.
+var allocationColumns = []struct {
+	name  string
+	width int
+}{{"changes/day", 11}, {"weight", 10}, {"visits/day", 10}, {"every", 9}, {"freshness", 9}, {"age", 9}}
+
+const maxNameWidth = 48
+
+// writeAllocation writes the allocation, a table or JSON lines, and
+// returns the collection's sums. Pieces of the output are formatted in
+// parallel and written in order, with a bounded number in flight.
+func writeAllocation(w io.Writer, rf *rateFile, freq []float64, asJSON bool) allocationSum {
+	idW, hostW := min(max(rf.idWidth, 2), maxNameWidth), 0
+	if rf.host != nil {
+		hostW = min(max(rf.hostWidth, 4), maxNameWidth)
+	}
+	if !asJSON {
+		var b []byte
+		b = appendLeft(b, "id", idW)
+		if rf.host != nil {
+			b = appendLeft(append(b, "  "...), "host", hostW)
+		}
+		for _, c := range allocationColumns {
+			b = appendRight(b, c.name, c.width)
+		}
+		w.Write(append(b, '\n'))
+	}
+	const piece = 1 << 14 // pages
+	n := len(rf.pages)
+	pieces := (n + piece - 1) / piece
+	workers := min(runtime.GOMAXPROCS(0), pieces)
+	type result struct {
+		buf []byte
+		sum allocationSum
+	}
+	done := make([]chan result, pieces)
+	for k := range done {
+		done[k] = make(chan result, 1)
+	}
+	// free bounds the pieces formatted but not yet written, and recycles
+	// their buffers.
+	free := make(chan []byte, 2*workers)
+	for range 2 * workers {
+		free <- nil
+	}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				buf := <-free
+				k := int(next.Add(1)) - 1
+				if k >= pieces {
+					return
+				}
+				var s allocationSum
+				buf = buf[:0]
+				for i := k * piece; i < min(n, (k+1)*piece); i++ {
+					buf = appendPage(buf, rf, i, freq[i], asJSON, idW, hostW, &s)
+				}
+				done[k] <- result{buf, s}
+			}
+		})
+	}
+	var total allocationSum
+	for k := range pieces {
+		r := <-done[k]
+		w.Write(r.buf)
+		free <- r.buf
+		total.fetches += r.sum.fetches
+		total.weight += r.sum.weight
+		total.fresh += r.sum.fresh
+		total.age += r.sum.age
+	}
+	wg.Wait()
+	return total
+}
+
+// appendPage appends page i's line and adds it to s.
+func appendPage(b []byte, rf *rateFile, i int, f float64, asJSON bool, idW, hostW int, s *allocationSum) []byte {
+	p := rf.pages[i]
+	w := weightOf(p)
+	fresh := policy.Freshness(policy.FixedOrder, p.Rate, f)
+	age := policy.Age(policy.FixedOrder, p.Rate, f)
+	s.fetches += f
+	s.weight += w
+	s.fresh += w * fresh
+	s.age += w * age
+	if asJSON {
+		return appendJSON(b, rf, i, f, fresh, age)
+	}
+	b = appendLeft(b, rf.id(i), idW)
+	if hostW > 0 {
+		b = appendLeft(append(b, "  "...), rf.hostName(i), hostW)
+	}
+	var num [40]byte
+	col := allocationColumns
+	b = appendRight(b, appendG(num[:0], p.Rate*secondsPerDay, 4), col[0].width)
+	b = appendRight(b, appendG(num[:0], w, 4), col[1].width)
+	b = appendRight(b, appendG(num[:0], f*secondsPerDay, 4), col[2].width)
+	b = appendRight(b, appendEvery(num[:0], f), col[3].width)
+	b = appendRight(b, appendF4(num[:0], fresh), col[4].width)
+	b = appendRight(b, appendHuman(num[:0], age), col[5].width)
+	return append(b, '\n')
+}
+
+// appendLeft appends s padded with spaces to width runes (s itself if
+// longer).
+func appendLeft[S ~string | ~[]byte](b []byte, s S, width int) []byte {
+	b = append(b, s...)
+	for k := runeCount(s); k < width; k++ {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// appendRight appends two spaces, then s right-aligned in width runes. s
+// is a number or an interval: ASCII, or "∞".
+func appendRight[S ~string | ~[]byte](b []byte, s S, width int) []byte {
+	b = append(b, "  "...)
+	n := len(s)
+	if n > 0 && s[0] >= 0x80 {
+		n = runeCount(s)
+	}
+	for ; n < width; n++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
+}
+
+// runeCount is the number of runes in s, quick for ASCII.
+func runeCount[S ~string | ~[]byte](s S) int {
+	n := 0
+	for k := 0; k < len(s); k++ {
+		if s[k]&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
+}
+
+// appendJSON appends page i as encoding/json would encode its
+// jsonAllocation, newline included.
+func appendJSON(b []byte, rf *rateFile, i int, f, fresh, age float64) []byte {
+	p := rf.pages[i]
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, rf.id(i))
+	b = append(b, `,"changes_per_day":`...)
+	b = appendJSONFloat(b, p.Rate*secondsPerDay)
+	b = append(b, `,"weight":`...)
+	b = appendJSONFloat(b, weightOf(p))
+	b = append(b, `,"visits_per_day":`...)
+	b = appendJSONFloat(b, f*secondsPerDay)
+	b = append(b, `,"interval":"`...)
+	b = appendEvery(b, f)
+	b = append(b, `","interval_seconds":`...)
+	b = appendJSONFinite(b, 1/f)
+	b = append(b, `,"freshness":`...)
+	b = appendJSONFloat(b, fresh)
+	b = append(b, `,"age":"`...)
+	b = appendHuman(b, age)
+	b = append(b, `","age_seconds":`...)
+	b = appendJSONFinite(b, age)
+	if h := rf.hostName(i); len(h) > 0 {
+		b = append(b, `,"host":`...)
+		b = appendJSONString(b, h)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendJSONString appends s as a JSON string: directly when it is plain
+// printable ASCII that encoding/json leaves alone, else through
+// json.Marshal (which escapes HTML characters, as the Encoder did).
+func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
+	for k := 0; k < len(s); k++ {
+		if c := s[k]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(string(s))
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSONFloat appends v as encoding/json formats a float64: the
+// shortest representation, in exponent form below 1e-6 or from 1e21, with
+// a two-digit negative exponent shortened to one ("1e-07" → "1e-7").
+func appendJSONFloat(b []byte, v float64) []byte {
+	format := byte('f')
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, v, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendJSONFinite appends v, or null when it is infinite or NaN.
+func appendJSONFinite(b []byte, v float64) []byte {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return append(b, "null"...)
+	}
+	return appendJSONFloat(b, v)
+}
+
+func weightOf(p policy.Page) float64 {
+	if p.Weight == 0 {
+		return 1
+	}
+	return p.Weight
+}
+
+// humanSeconds formats a duration in seconds as "45s", "12m", "7.2h",
+// "3.5d" or "∞".
+func humanSeconds(s float64) string { return string(appendHuman(nil, s)) }
+
+// appendHuman appends humanSeconds(s).
+func appendHuman(b []byte, s float64) []byte {
+	switch {
+	case math.IsInf(s, 1) || math.IsNaN(s):
+		return append(b, "∞"...)
+	case s < 60:
+		return append(appendG(b, s, 3), 's')
+	case s < 3600:
+		return append(appendG(b, s/60, 3), 'm')
+	case s < 2*secondsPerDay:
+		return append(appendG(b, s/3600, 3), 'h')
+	}
+	return append(appendG(b, s/secondsPerDay, 3), 'd')
+}
+
+// every formats the interval between visits at frequency f (per second).
+func every(f float64) string { return string(appendEvery(nil, f)) }
+
+// appendEvery appends every(f).
+func appendEvery(b []byte, f float64) []byte {
+	if f == 0 {
+		return append(b, "never"...)
+	}
+	return appendHuman(b, 1/f)
+}
+
+// The table and the rates file of 10⁷ pages hold some 10⁸ numbers, and
+// strconv's general algorithms (Ryu for fixed precision, Eisel–Lemire for
+// parsing) were most of the command's time. The numbers here are short,
+// so the functions below take exact shortcuts (one correctly rounded
+// multiplication by a power of ten that is itself exact) and hand anything
+// else, including the ties where the shortcut's rounding could differ,
+// to strconv: the output is strconv's, byte for byte (TestNumberText).
+
+// pow10 holds the powers of ten that are exact in a float64.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// appendG appends v as strconv.AppendFloat(b, v, 'g', prec, 64) does, for
+// prec from 1 to 15.
+func appendG(b []byte, v float64, prec int) []byte {
+	if !(v > 0) || v < 1e-15 || v >= 1e15 {
+		return strconv.AppendFloat(b, v, 'g', prec, 64)
+	}
+	// e = ⌊log₁₀ v⌋: from the binary exponent, v = f·2^e2 with f in
+	// [1, 2), it is ⌊e2·log₁₀ 2⌋ or one more. (v is normal here.)
+	e2 := int(math.Float64bits(v)>>52) - 1023
+	e := (e2 * 78913) >> 18 // ⌊e2·log₁₀ 2⌋ for |e2| < 1650, as in Ryu
+	lo, hi := pow10[prec-1], pow10[prec]
+	var m float64
+	for range 2 {
+		// m = v·10^scale has prec digits before the point.
+		switch scale := prec - 1 - e; {
+		case scale >= 0 && scale <= 22:
+			m = v * pow10[scale]
+		case scale < 0 && scale >= -22:
+			m = v / pow10[-scale]
+		default:
+			return strconv.AppendFloat(b, v, 'g', prec, 64)
+		}
+		if m < hi {
+			break
+		}
+		e++
+	}
+	if m < lo || m >= hi {
+		return strconv.AppendFloat(b, v, 'g', prec, 64)
+	}
+	// m is within one rounding (2⁻⁵² relative) of the exact v·10^scale, so
+	// rounding it gives the exact value's rounding unless that is a near tie.
+	r := math.Floor(m)
+	switch frac := m - r; {
+	case math.Abs(frac-0.5) < 1e-9:
+		return strconv.AppendFloat(b, v, 'g', prec, 64)
+	case frac > 0.5:
+		r++
+	}
+	if r >= hi { // 9.995 → 10.0
+		r /= 10
+		e++
+	}
+	var d [16]byte
+	u := uint64(r)
+	for k := prec - 1; k >= 0; k-- {
+		d[k] = byte('0' + u%10)
+		u /= 10
+	}
+	nd := prec
+	for nd > 1 && d[nd-1] == '0' {
+		nd--
+	}
+	return formatG(b, d[:nd], e+1, prec)
+}
+
+// formatG is strconv's %g layout of the digits d (no trailing zeros) with
+// the decimal point dp places from their start, at precision prec.
+func formatG(b, d []byte, dp, prec int) []byte {
+	nd := len(d)
+	eprec := prec
+	if eprec > nd && nd >= dp {
+		eprec = nd
+	}
+	if exp := dp - 1; exp < -4 || exp >= eprec {
+		prec = min(prec, nd)
+		b = append(b, d[0])
+		if prec > 1 {
+			b = append(b, '.')
+			b = append(b, d[1:prec]...)
+		}
+		b = append(b, 'e')
+		if exp < 0 {
+			b = append(b, '-')
+			exp = -exp
+		} else {
+			b = append(b, '+')
+		}
+		if exp < 10 {
+			b = append(b, '0')
+		}
+		return strconv.AppendInt(b, int64(exp), 10)
+	}
+	// strconv's %f of the digits with prec > dp → all of them after the
+	// point, else none: written out for the three places of the point.
+	switch {
+	case dp <= 0:
+		b = append(b, '0', '.')
+		for range -dp {
+			b = append(b, '0')
+		}
+		return append(b, d...)
+	case dp >= nd:
+		b = append(b, d...)
+		for range dp - nd {
+			b = append(b, '0')
+		}
+		return b
+	}
+	b = append(b, d[:dp]...)
+	b = append(b, '.')
+	return append(b, d[dp:]...)
+}
+
+// appendF4 appends v as strconv.AppendFloat(b, v, 'f', 4, 64) does.
+func appendF4(b []byte, v float64) []byte {
+	m := v * 1e4
+	if !(v >= 0) || m >= 1e15 || math.Abs(m-math.Floor(m)-0.5) < 1e-9 {
+		return strconv.AppendFloat(b, v, 'f', 4, 64)
+	}
+	r := uint64(math.Floor(m + 0.5))
+	b = strconv.AppendUint(b, r/10000, 10)
+	f := r % 10000
+	return append(b, '.', byte('0'+f/1000), byte('0'+f/100%10), byte('0'+f/10%10), byte('0'+f%10))
+}
