@@ -9,13 +9,14 @@
 # The defaults: 200 hosts × 200 pages (about 21,000 that robots.txt allows),
 # simulated time 3,600× wall time, a budget of 290 fetches/s, so that the
 # uniform policy visits every page once every ~3 simulated days (a third of
-# what daily visits need, as in the simulator's headline), 25 minutes
-# (~60 simulated days); the table averages the live lines of the last 15.
+# what daily visits need, as in the simulator's headline), 50 minutes
+# (~122 simulated days); the table averages the live lines of the last 25
+# (simulated days 61–122: a warm-up of 60 days, as the simulator's).
 #
 # Environment (defaults in brackets):
 #   POLICIES ["optimal uniform nutch"]   crawl -policy values
 #   HOSTS [200] PAGES [200] SPEED [3600] BUDGET [290] SEED [1]
-#   DURATION [25m] WARMUP [10m] PROGRESS [10s]
+#   DURATION [50m] WARMUP [25m] PROGRESS [10s]
 #   KEEP [0]  1 keeps the logs and each policy's data directory
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,8 +27,8 @@ PAGES=${PAGES:-200}
 SPEED=${SPEED:-3600}
 BUDGET=${BUDGET:-290}
 SEED=${SEED:-1}
-DURATION=${DURATION:-25m}
-WARMUP=${WARMUP:-10m}
+DURATION=${DURATION:-50m}
+WARMUP=${WARMUP:-25m}
 PROGRESS=${PROGRESS:-10s}
 KEEP=${KEEP:-0}
 
