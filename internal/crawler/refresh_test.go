@@ -194,10 +194,10 @@ func TestHostCapacity(t *testing.T) {
 	if got := c.excess(); math.Abs(got-1) > 1e-9 {
 		t.Errorf("excess %g after the moves, want 1", got)
 	}
-	// The stretch stops at the longest revisit interval (20 × 1 h).
+	// The stretch stops at the longest revisit interval.
 	c.noteLoad(b, 0, 1000)
-	if got := c.stretch(b, 3600); got != 20*time.Hour {
-		t.Errorf("stretch on a host 500× over capacity: %v, want the 20h cap", got)
+	if want := DefaultMaxRevisits * time.Hour; c.stretch(b, 3600) != want {
+		t.Errorf("stretch on a host 500× over capacity: %v, want the %v cap", c.stretch(b, 3600), want)
 	}
 }
 
