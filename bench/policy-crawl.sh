@@ -19,6 +19,9 @@
 #   DURATION [50m] WARMUP [25m] PROGRESS [10s]
 #   KEEP [0]  1 keeps the logs and each policy's data directory
 set -euo pipefail
+# The whole script is one compound command, read before it runs, so that
+# editing this file during a 50-minute run does not derail it.
+{
 cd "$(dirname "$0")/.."
 
 POLICIES=${POLICIES:-"optimal uniform nutch"}
@@ -83,3 +86,5 @@ done
 echo
 echo "fresh: share of the pages robots.txt allows whose held copy is the live one (simweb's truth),"
 echo "held: the same among the pages held; both averaged over the live lines after the warm-up."
+exit
+}
