@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
+)
 
 // Order is a synchronisation order of dissertation §5.3 and §5.4 (spec
 // seed-refresh-estimation §3): how the visits to a page are placed given
@@ -102,7 +106,7 @@ func (p *Intervals) interval(i int) float64 {
 
 // u is a uniform in (0, 1] for page i and coordinate k.
 func (p *Intervals) u(i int, k uint64) float64 {
-	return open(hash2(hash2(p.seed, uint64(i)), k))
+	return splitmix.Open(splitmix.Hash2(splitmix.Hash2(p.seed, uint64(i)), k))
 }
 
 // OracleIntervals is a reference Policy that is told the truth: it visits

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 var posInf = math.Inf(1)
@@ -172,7 +174,7 @@ func Run(ctx context.Context, cfg Config, p Policy) (*Result, error) {
 
 // stream returns page i's random stream.
 func (e *engine) stream(i int) stream {
-	return stream{key: hash2(e.cfg.Seed, uint64(i)), n: &e.st[i].draws}
+	return stream{key: splitmix.Hash2(e.cfg.Seed, uint64(i)), n: &e.st[i].draws}
 }
 
 // rebuild makes the heap from the due times.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // scalePages builds n pages whose mean change intervals are log-uniform
@@ -16,8 +18,8 @@ func scalePages(n int, seed uint64) []Page {
 	ps := make([]Page, n)
 	lo, hi := math.Log(3600), math.Log(100*day)
 	for i := range ps {
-		h := hash2(seed, uint64(i))
-		u := open(h)
+		h := splitmix.Hash2(seed, uint64(i))
+		u := splitmix.Open(h)
 		mean := math.Exp(lo + u*(hi-lo))
 		var p Process
 		switch k := h & 0xff; {

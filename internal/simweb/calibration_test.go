@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // The per-domain shares must satisfy every bound dissertation Fig. 4.2(b)
@@ -129,7 +131,7 @@ func TestTopicalLocality(t *testing.T) {
 	w, _ := newTestWeb(t, func(c *Config) { c.Hosts, c.PagesPerHost = 20, 1000 })
 	topic := func(si, slot int32) int {
 		gen, _, _ := w.genAt(si, slot, 0)
-		return w.pageTopic(si, slot, hash3(w.cfg.Seed, uint64(w.sites[si].first)+uint64(slot), uint64(gen)))
+		return w.pageTopic(si, slot, splitmix.Hash3(w.cfg.Seed, uint64(w.sites[si].first)+uint64(slot), uint64(gen)))
 	}
 	same, links, baseSame, pairs := 0, 0, 0, 0
 	r := newStream(3)

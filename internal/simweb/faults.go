@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // Faults are the misbehaviours simweb can inject, all off by default.
@@ -135,7 +137,7 @@ const (
 
 // sticky reports whether a page slot carries a sticky fault of a kind.
 func (w *Web) sticky(global int32, kind uint64, rate float64) bool {
-	return rate > 0 && unit(hash3(w.cfg.Seed^tagFault, uint64(global), kind)) < rate
+	return rate > 0 && splitmix.Unit(splitmix.Hash3(w.cfg.Seed^tagFault, uint64(global), kind)) < rate
 }
 
 // Transient fault outcomes.
@@ -150,14 +152,14 @@ const (
 // deterministic given the order of requests to that host.
 func (w *Web) transient(si int32, n uint64) (kind int, slow bool, status int) {
 	f := &w.cfg.Faults
-	h := hash3(w.cfg.Seed^tagFault, uint64(si), n)
-	slow = f.Slow > 0 && unit(mix(h^0x51)) < f.Slow
-	u := unit(h)
+	h := splitmix.Hash3(w.cfg.Seed^tagFault, uint64(si), n)
+	slow = f.Slow > 0 && splitmix.Unit(splitmix.Mix(h^0x51)) < f.Slow
+	u := splitmix.Unit(h)
 	switch {
 	case u < f.Reset:
 		return transientReset, slow, 0
 	case u < f.Reset+f.ServerError:
-		return transientServerError, slow, [...]int{500, 502, 503}[mix(h^0x77)%3]
+		return transientServerError, slow, [...]int{500, 502, 503}[splitmix.Mix(h^0x77)%3]
 	case u < f.Reset+f.ServerError+f.TooMany:
 		return transientTooMany, slow, 429
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // Process is the kind of update process of a site's pages.
@@ -149,7 +151,7 @@ type incarnation struct {
 
 // delta returns Δ_i, the i-th inter-change time (i ≥ 1).
 func (in *incarnation) delta(i uint32) int64 {
-	u := open(hash2(in.key^tagInterval, uint64(i)))
+	u := splitmix.Open(splitmix.Hash2(in.key^tagInterval, uint64(i)))
 	if i == 1 {
 		if in.model.kind == QuasiDeterministic {
 			first := in.model.nextSlot(in.origin) - in.origin

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // link is a link target: a slot of a site (its URL depends on the
@@ -47,7 +49,7 @@ func (w *Web) outLinks(si, slot int32, dst []link) []link {
 		}
 	}
 	structural := len(dst)
-	r := newStream(hash2(w.cfg.Seed^tagLinks, uint64(s.first)+uint64(slot)))
+	r := newStream(splitmix.Hash2(w.cfg.Seed^tagLinks, uint64(s.first)+uint64(slot)))
 	d := r.poisson(w.cfg.Links)
 	random := d - structural
 	if random <= 0 || s.pages == 1 && len(w.sites) == 1 {
@@ -166,7 +168,7 @@ func (w *Web) render(dst []byte, p page) []byte {
 	// times so that some pages are "hot" for it (ch. 2: ≥ 10 occurrences).
 	words := int(math.Exp(7.0 + 0.5*gauss(&r)))
 	words = max(50, min(words, 20000))
-	mentions := r.poisson(-4 * math.Log(open(r.next())))
+	mentions := r.poisson(-4 * math.Log(splitmix.Open(r.next())))
 	paras := 1 + words/120
 	for i := 0; i < paras; i++ {
 		n := words / paras
@@ -199,7 +201,7 @@ func (w *Web) render(dst []byte, p page) []byte {
 	}
 
 	// Changing text: a news paragraph drawn from the version.
-	vr := newStream(hash2(key^tagVersion, uint64(p.version)))
+	vr := newStream(splitmix.Hash2(key^tagVersion, uint64(p.version)))
 	dst = append(dst, "<div class=\"news\"><p>"...)
 	dst = w.corpus.appendWords(dst, vr.intn(corpusWords), 40+vr.intn(80))
 	dst = append(dst, "</p></div>\n"...)
@@ -236,7 +238,7 @@ func (w *Web) appendLink(dst []byte, from *site, l link, t int64, malformed bool
 	} else {
 		dst = append(dst, "\">"...)
 	}
-	key := hash3(w.cfg.Seed, uint64(ts.first)+uint64(l.slot), uint64(gen))
+	key := splitmix.Hash3(w.cfg.Seed, uint64(ts.first)+uint64(l.slot), uint64(gen))
 	dst = w.appendTitle(dst, l.site, l.slot, key)
 	if malformed {
 		return append(dst, "</a>\n"...) // no </li>
@@ -293,6 +295,6 @@ func appendLatin1(dst []byte, s string) []byte {
 
 // gauss draws a standard normal variate (Box–Muller).
 func gauss(r *stream) float64 {
-	u1, u2 := open(r.next()), r.float()
+	u1, u2 := splitmix.Open(r.next()), r.float()
 	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // ServeHTTP serves the virtual hosts of the web. The host is taken from the
@@ -132,11 +134,11 @@ func (w *Web) servePage(rw http.ResponseWriter, r *http.Request, si int32, path 
 	var lastMod int64
 	switch s.validators {
 	case Honest:
-		etag = entityTag(hash2(in.key^tagVersion, uint64(c.idx)), zip)
+		etag = entityTag(splitmix.Hash2(in.key^tagVersion, uint64(c.idx)), zip)
 		lastMod = modified
 	case Wrong:
 		d := s.lastDeploy(now)
-		etag = entityTag(hash3(w.cfg.Seed^tagVersion, uint64(g), uint64(d)), zip)
+		etag = entityTag(splitmix.Hash3(w.cfg.Seed^tagVersion, uint64(g), uint64(d)), zip)
 		lastMod = d
 	}
 	if etag != "" {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // ValidatorMode is how a site reports Last-Modified and ETag.
@@ -175,11 +177,11 @@ func (w *Web) buildSites() {
 	w.sites = make([]site, cfg.Hosts)
 	first := int32(0)
 	for i := range w.sites {
-		r := newStream(hash2(cfg.Seed^tagSite, uint64(i)))
+		r := newStream(splitmix.Hash2(cfg.Seed^tagSite, uint64(i)))
 		s := &w.sites[i]
 		// Domains by a golden-ratio sequence: Table 4.1's proportions hold
 		// closely for any number of hosts, and the classes are interleaved.
-		s.domain = drawDomain(math.Mod(float64(i+1)*0.6180339887498949+unit(cfg.Seed), 1))
+		s.domain = drawDomain(math.Mod(float64(i+1)*0.6180339887498949+splitmix.Unit(cfg.Seed), 1))
 		s.name = fmt.Sprintf("h%d-%s.%s", i, tldFor(s.domain, r.float()), Zone)
 		switch u := r.float(); {
 		case u < cfg.ParetoShare:
@@ -308,7 +310,7 @@ func (w *Web) buildWeights() {
 		ws := make([]float64, s.pages)
 		maxW := 0.0
 		for j := range ws {
-			u := open(hash2(w.cfg.Seed^tagWeight, uint64(s.first)+uint64(j)))
+			u := splitmix.Open(splitmix.Hash2(w.cfg.Seed^tagWeight, uint64(s.first)+uint64(j)))
 			ws[j] = math.Pow(u, -1/w.cfg.WeightAlpha)
 			maxW = max(maxW, ws[j])
 		}
@@ -321,7 +323,7 @@ func (w *Web) buildWeights() {
 	w.siteCum = make([]float64, len(w.sites))
 	acc = 0
 	for i := range w.sites {
-		u := open(hash2(w.cfg.Seed^tagSiteWeight, uint64(i)))
+		u := splitmix.Open(splitmix.Hash2(w.cfg.Seed^tagSiteWeight, uint64(i)))
 		acc += math.Pow(u, -1/siteAlpha)
 		w.siteCum[i] = acc
 	}
@@ -419,7 +421,7 @@ func (w *Web) nextDeath(si, slot, gen int32, born int64) int64 {
 func (w *Web) lifeDraw(si, slot int32, i uint64) int64 {
 	s := &w.sites[si]
 	mean := float64(MeanLifespan[s.domain]) / w.cfg.Churn
-	return clampNs(-math.Log(open(hash3(w.cfg.Seed^tagLife, uint64(s.first)+uint64(slot), i))) * mean)
+	return clampNs(-math.Log(splitmix.Open(splitmix.Hash3(w.cfg.Seed^tagLife, uint64(s.first)+uint64(slot), i))) * mean)
 }
 
 // cachedGenAt is genAt answered from the slot's cache when the cached
@@ -441,8 +443,8 @@ func (w *Web) cachedGenAt(si, slot int32, t int64) int32 {
 // incarnation builds the generation gen of a slot with the given life.
 func (w *Web) incarnation(si, slot, gen int32, born, died int64) incarnation {
 	s := &w.sites[si]
-	key := hash3(w.cfg.Seed, uint64(s.first)+uint64(slot), uint64(gen))
-	mean := drawInterval(s.domain, unit(hash2(key^tagRate, 1)), unit(hash2(key^tagRate, 2)))
+	key := splitmix.Hash3(w.cfg.Seed, uint64(s.first)+uint64(slot), uint64(gen))
+	mean := drawInterval(s.domain, splitmix.Unit(splitmix.Hash2(key^tagRate, 1)), splitmix.Unit(splitmix.Hash2(key^tagRate, 2)))
 	in := incarnation{
 		site: si, slot: slot, gen: gen, key: key, born: born, died: died,
 		model: newChangeModel(s.process, mean, w.cfg.ParetoAlpha, s.phase),
@@ -453,7 +455,7 @@ func (w *Web) incarnation(si, slot, gen int32, born, died int64) incarnation {
 		// The last change before time 0: a backward-recurrence draw (for
 		// Poisson exact; for the others an independent draw from the same
 		// equilibrium law), never before the birth.
-		u := open(hash2(key^tagInterval, 0))
+		u := splitmix.Open(splitmix.Hash2(key^tagInterval, 0))
 		var back int64
 		if in.model.kind == QuasiDeterministic {
 			back = in.model.period - in.model.nextSlot(0) + in.model.period*(in.model.geometric(u)-1)
