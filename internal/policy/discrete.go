@@ -30,11 +30,10 @@ var ErrInfeasible = errors.New("policy: no allocation meets the bounds")
 // non-decreasing, which Threshold detects when its search stops shrinking.
 var ErrNotConvex = errors.New("policy: costs are not convex")
 
-// bounds returns the problem's bounds with the defaults filled in, after
-// checking that they admit an allocation.
-func (p DiscreteProblem) bounds() (lo, hi []int, err error) {
+// pageBounds returns each page's bounds with the defaults filled in,
+// after checking that each admits a value.
+func (p DiscreteProblem) pageBounds() (lo, hi []int, err error) {
 	lo, hi = make([]int, p.N), make([]int, p.N)
-	var slo, shi int
 	for i := range p.N {
 		hi[i] = p.Total
 		if p.Min != nil {
@@ -46,6 +45,19 @@ func (p DiscreteProblem) bounds() (lo, hi []int, err error) {
 		if lo[i] < 0 || hi[i] < lo[i] {
 			return nil, nil, fmt.Errorf("%w: page %d bounded to [%d, %d]", ErrInfeasible, i, lo[i], hi[i])
 		}
+	}
+	return lo, hi, nil
+}
+
+// bounds is pageBounds, after checking that the bounds admit an
+// allocation of exactly Total crawls.
+func (p DiscreteProblem) bounds() (lo, hi []int, err error) {
+	lo, hi, err = p.pageBounds()
+	if err != nil {
+		return nil, nil, err
+	}
+	var slo, shi int
+	for i := range lo {
 		slo += lo[i]
 		shi += hi[i]
 	}
@@ -93,19 +105,13 @@ func GreedyCapped(p DiscreteProblem, of []int32, caps []int) ([]int, error) {
 	if of != nil && len(of) != p.N {
 		return nil, fmt.Errorf("%w: hosts for %d pages, want %d", ErrInput, len(of), p.N)
 	}
-	x, hi, left := make([]int, p.N), make([]int, p.N), p.Total
+	x, hi, err := p.pageBounds()
+	if err != nil {
+		return nil, err
+	}
+	left := p.Total
 	room := slices.Clone(caps) // crawls each host can still take
 	for i := range p.N {
-		hi[i] = p.Total
-		if p.Min != nil {
-			x[i] = p.Min[i]
-		}
-		if p.Max != nil {
-			hi[i] = min(p.Max[i], x[i]+p.Total)
-		}
-		if x[i] < 0 || hi[i] < x[i] {
-			return nil, fmt.Errorf("%w: page %d bounded to [%d, %d]", ErrInfeasible, i, x[i], hi[i])
-		}
 		left -= x[i]
 		if of != nil && of[i] >= 0 {
 			if int(of[i]) >= len(caps) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/sim"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // Model is the kind of change process the workload's pages follow.
@@ -54,7 +55,7 @@ const ParetoAlpha = 1.5
 func Ch4Pages(n int, m Model, lastMod float64, seed uint64) []sim.Page {
 	ps := make([]sim.Page, n)
 	for i := range ps {
-		u := func(k uint64) float64 { return unit(hash(hash(seed, uint64(i)), k)) }
+		u := func(k uint64) float64 { return splitmix.Unit(hash(hash(seed, uint64(i)), k)) }
 		b := len(simweb.PrintedShares) - 1
 		acc, u0 := 0.0, u(0)
 		for j, s := range simweb.PrintedShares {
@@ -91,16 +92,7 @@ func Ch4Pages(n int, m Model, lastMod float64, seed uint64) []sim.Page {
 	return ps
 }
 
-// hash is splitmix64's finaliser over a key and a coordinate.
-func hash(a, b uint64) uint64 {
-	x := a + 0x9e3779b97f4a7c15 ^ b*0xbf58476d1ce4e5b9
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
-// unit maps a hash to [0, 1).
-func unit(h uint64) float64 { return float64(h>>11) * (1.0 / (1 << 53)) }
+// hash combines a key and a coordinate with splitmix64's finaliser (an
+// older combination than splitmix.Hash2, kept so that the workloads, and
+// the figures measured on them, stay as they were).
+func hash(a, b uint64) uint64 { return splitmix.Mix(a + splitmix.Gamma ^ b*0xbf58476d1ce4e5b9) }
