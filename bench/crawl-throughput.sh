@@ -8,8 +8,12 @@
 # one connection per host (always), real fsyncs of WARC and state. The crawl
 # runs for DURATION, which is shorter than fetching the whole web takes, so
 # the rate is a steady discovery-and-fetch rate. It prints a table: pages
-# fetched, pages/s, CPU seconds of each process and per 1,000 pages, and
-# the top of the crawler's CPU profile. All traffic goes to 127.0.0.1.
+# fetched, pages/s, CPU seconds of each process and per 1,000 pages, the
+# floor BenchmarkLibraryFloor measures on the same machine right after
+# (the bare net/http exchange, gunzip, tokenizer, digests, WARC gzip and
+# simweb's handler for a page: the pages/s no crawler on these libraries
+# could pass here) and the ratio to it, and the top of the crawler's CPU
+# profile. All traffic goes to 127.0.0.1.
 #
 # Environment (defaults in brackets):
 #   HOSTS [1000]  PAGES [100]   size of the web
@@ -108,6 +112,17 @@ if [[ -s $tmp/perf ]]; then
 			"$(awk -v c="$cyc" -v f="$fetches" 'BEGIN{print c / f / 1e6}')"
 	fi
 fi
+# The floor, measured now on the same machine: what the libraries the
+# engine must use (net/http at both ends, x/net/html, gzip, SHA-1) and
+# simweb's handler cost per page of this web when nothing else runs.
+floor=$(go test -run '^$' -bench 'LibraryFloor' -benchtime 2s ./internal/crawler 2>/dev/null |
+	awk '/floor-/ {for (i = 1; i < NF; i++) { if ($(i+1) == "with-web-µs/page") w = $i; if ($(i+1) == "ceiling-pages/s") c = $i }} END {print w, c}')
+read -r floor_us ceiling <<<"$floor"
+if [[ -n ${ceiling:-} ]]; then
+	printf '%-44s %.0f µs of CPU, so at most %.0f pages/s on %d cores\n' "floor per page (BenchmarkLibraryFloor)" "$floor_us" "$ceiling" "$(nproc)"
+	printf '%-44s %.2f\n' "measured pages/s ÷ that ceiling" "$(awk -v f="$fetches" -v s="$secs" -v c="$ceiling" 'BEGIN{print f / s / c}')"
+fi
+
 printf '\nwhere the crawler spends its CPU (go tool pprof -top, cumulative, by package):\n'
 go tool pprof -top -cum -nodecount=400 "$tmp/freshcrawl" "$tmp/cpu.prof" 2>/dev/null |
 	awk '/freshcrawl\/internal\/[a-z]+\.[^ ]+$/ || /compress\/flate\.\(\*compressor\)\.close|net\/http\.\(\*persistConn\)\.(readLoop|writeLoop)|runtime\.gcBgMarkWorker$|internal\/runtime\/syscall\/linux\.Syscall6/' |

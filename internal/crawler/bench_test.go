@@ -1,15 +1,24 @@
 package crawler
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha1"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"golang.org/x/net/html"
 
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
@@ -168,4 +177,222 @@ func procStatus(field string) string {
 		}
 	}
 	return "unknown"
+}
+
+// BenchmarkLibraryFloor measures, per page of the throughput web, the work
+// a crawler built on the libraries the crawl engine must use cannot avoid:
+// undoing gzip where the site sent it (half the sites do), one pass of the
+// golang.org/x/net/html tokenizer, the SHA-1 payload and block digests
+// WARC asks for, and gzip at level 1 of the response records not already
+// compressed. "serve" is simweb's own handler for the same pages, without
+// the network. Each op is one page, the pages taken in turn; the "floor"
+// case does all of the crawler's stages and reports the most pages a
+// second the machine's cores could carry if the crawler did nothing else
+// and simweb nothing but its handler. bench/crawl-throughput.sh runs it
+// beside the real crawl and prints the ratio.
+func BenchmarkLibraryFloor(b *testing.B) {
+	sc := simweb.DefaultConfig()
+	sc.Hosts, sc.PagesPerHost = 1000, 100
+	sc.Robots.CrawlDelay = 0
+	clock := &simweb.ManualClock{}
+	web, err := simweb.New(sc, clock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var urls []string
+	i := 0
+	web.Snapshot(clock.Now(), func(u string, _ simweb.Version) {
+		if i%50 == 0 { // 2,000 pages spread over all hosts
+			urls = append(urls, u)
+		}
+		i++
+	})
+	type page struct {
+		req    *http.Request
+		header []byte // the HTTP header block, as WARC stores it
+		raw    []byte // as sent
+		gzip   bool
+		body   []byte // decoded
+	}
+	pages := make([]page, len(urls))
+	for k, u := range urls {
+		r := httptest.NewRequest(http.MethodGet, u, nil)
+		r.Header.Set("Accept-Encoding", "gzip, deflate")
+		rec := httptest.NewRecorder()
+		web.ServeHTTP(rec, r)
+		res := rec.Result()
+		raw := rec.Body.Bytes()
+		var hdr bytes.Buffer
+		fmt.Fprintf(&hdr, "HTTP/1.1 %d %s\r\n", res.StatusCode, http.StatusText(res.StatusCode))
+		res.Header.Write(&hdr)
+		hdr.WriteString("\r\n")
+		p := page{req: r, header: hdr.Bytes(), raw: raw, body: raw}
+		if res.Header.Get("Content-Encoding") == "gzip" {
+			p.gzip = true
+			zr, err := gzip.NewReader(bytes.NewReader(raw))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if p.body, err = io.ReadAll(zr); err != nil {
+				b.Fatal(err)
+			}
+		}
+		pages[k] = p
+	}
+	zr, _ := gzip.NewReader(bytes.NewReader(pages[0].raw))
+	for _, p := range pages {
+		if p.gzip {
+			zr, _ = gzip.NewReader(bytes.NewReader(p.raw))
+			break
+		}
+	}
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	buf := make([]byte, 0, 64<<10)
+	stages := map[string]func(p *page){
+		"gunzip": func(p *page) {
+			if !p.gzip {
+				return
+			}
+			zr.Reset(bytes.NewReader(p.raw))
+			var err error
+			if buf, _, err = readAll(zr, buf[:0]); err != nil {
+				b.Fatal(err)
+			}
+		},
+		"tokenize": func(p *page) {
+			z := html.NewTokenizer(bytes.NewReader(p.body))
+			for z.Next() != html.ErrorToken {
+			}
+		},
+		"digest": func(p *page) {
+			sha1.Sum(p.raw)
+			d := sha1.New()
+			d.Write(p.header)
+			d.Write(p.raw)
+			d.Sum(nil)
+		},
+		"warc-gzip": func(p *page) {
+			if p.gzip {
+				return
+			}
+			zw.Reset(io.Discard)
+			zw.Write(p.header)
+			zw.Write(p.raw)
+			zw.Close()
+		},
+	}
+	order := []string{"gunzip", "tokenize", "digest", "warc-gzip"}
+	run := func(name string, fn func(p *page)) float64 {
+		var perPage float64
+		b.Run(name, func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				fn(&pages[n%len(pages)])
+				n++
+			}
+			perPage = float64(b.Elapsed().Nanoseconds()) / float64(n)
+		})
+		return perPage
+	}
+	// The exchange itself: a net/http client and server on loopback, many
+	// connections at once as in a crawl, the server writing the stored
+	// answer. Its cost is CPU time (user and system, both ends), not wall
+	// time, since the two ends and the kernel share the cores.
+	var exchange float64
+	b.Run("http", func(b *testing.B) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			k, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
+			p := &pages[k%len(pages)]
+			if p.gzip {
+				w.Header().Set("Content-Encoding", "gzip")
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Content-Length", strconv.Itoa(len(p.raw)))
+			w.Write(p.raw)
+		}))
+		defer srv.Close()
+		tr := &http.Transport{MaxConnsPerHost: 256, MaxIdleConnsPerHost: 256, DisableCompression: true}
+		defer tr.CloseIdleConnections()
+		client := &http.Client{Transport: tr}
+		const conns = 256
+		next := make(chan int)
+		done := make(chan struct{})
+		for range conns {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				body := make([]byte, 0, 64<<10)
+				for k := range next {
+					resp, err := client.Get(srv.URL + "/" + strconv.Itoa(k))
+					if err != nil {
+						b.Error(err)
+						continue
+					}
+					body, _, _ = readAll(resp.Body, body[:0])
+					resp.Body.Close()
+				}
+			}()
+		}
+		cpu0 := cpuTime()
+		n := 0
+		for b.Loop() {
+			next <- n
+			n++
+		}
+		close(next)
+		for range conns {
+			<-done
+		}
+		exchange = float64((cpuTime() - cpu0).Nanoseconds()) / float64(n)
+		b.ReportMetric(exchange/1e3, "cpu-µs/req")
+	})
+	rw := httptest.NewRecorder()
+	serve := run("serve", func(p *page) {
+		rw.Body.Reset()
+		clear(rw.HeaderMap)
+		web.ServeHTTP(rw, p.req)
+	})
+	for _, name := range order {
+		run(name, stages[name])
+	}
+	b.Run("floor", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			p := &pages[n%len(pages)]
+			for _, name := range order {
+				stages[name](p)
+			}
+			n++
+		}
+		perPage := float64(b.Elapsed().Nanoseconds()) / float64(n)
+		b.ReportMetric(perPage/1e3, "µs/page")
+		b.ReportMetric((perPage+serve+exchange)/1e3, "with-web-µs/page")
+		b.ReportMetric(float64(runtime.GOMAXPROCS(0))*1e9/(perPage+serve+exchange), "ceiling-pages/s")
+	})
+}
+
+// cpuTime is the CPU time, user and system, the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// readAll appends r to buf until EOF.
+func readAll(r io.Reader, buf []byte) ([]byte, int, error) {
+	n := 0
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf, n = buf[:len(buf)+m], n+m
+		if err == io.EOF {
+			return buf, n, nil
+		}
+		if err != nil {
+			return buf, n, err
+		}
+	}
 }

@@ -41,6 +41,7 @@ func (c *Crawler) commitLoop(results <-chan outcome) error {
 		}
 		if fatal != nil { // Drain, so workers never block on a dead committer.
 			c.release(batch, nil, nil)
+			freeBodies(batch)
 			continue
 		}
 		if err := c.commit(batch); err != nil {
@@ -48,8 +49,20 @@ func (c *Crawler) commitLoop(results <-chan outcome) error {
 			c.fail(err)
 			c.release(batch, nil, nil)
 		}
+		freeBodies(batch)
 	}
 	return fatal
+}
+
+// freeBodies gives the batch's page bodies back to the fetcher's pool once
+// nothing refers to them: their records are written, their links staged
+// and OnFetch has been told.
+func freeBodies(batch []outcome) {
+	for i := range batch {
+		if pr := batch[i].page; pr != nil && pr.resp != nil {
+			pr.resp.Release()
+		}
+	}
 }
 
 // record is the state change staged for one outcome's page.

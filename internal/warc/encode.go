@@ -1,12 +1,5 @@
 package warc
 
-import (
-	"bytes"
-	"sync"
-
-	"github.com/klauspost/compress/gzip"
-)
-
 // Encoded is a record built and compressed ahead of its write. Compressing
 // is most of the cost of writing a record, and a Writer serialises writes;
 // encoding first lets many goroutines compress at once, leaving the Writer
@@ -65,32 +58,10 @@ func (w *Writer) encode(h Header, block ...[]byte) (*Encoded, error) {
 		return e, nil
 	}
 	e.h.Set("WARC-Warcinfo-ID", e.infoID)
-	pool := w.zpool(worthCompressing(e.h, e.block))
-	zw := pool.Get().(*gzip.Writer)
-	var buf bytes.Buffer
-	compress(zw, &buf, nil, e.h, e.block)
-	pool.Put(zw)
-	e.member = buf.Bytes()
+	enc := w.pool.Get().(*encoder)
+	e.member = enc.member(nil, e.h, e.block, worthCompressing(e.h, e.block))
+	w.pool.Put(enc)
 	return e, nil
-}
-
-// zpool returns the pool of gzip writers at the configured level, or with
-// compress false at level 0.
-func (w *Writer) zpool(compress bool) *sync.Pool {
-	w.poolOnce.Do(func() {
-		w.pool.New = func() any {
-			zw, _ := gzip.NewWriterLevel(nil, w.cfg.Compression) // level checked in NewWriter
-			return zw
-		}
-		w.flatPool.New = func() any {
-			zw, _ := gzip.NewWriterLevel(nil, gzip.NoCompression)
-			return zw
-		}
-	})
-	if compress {
-		return &w.pool
-	}
-	return &w.flatPool
 }
 
 // WriteEncoded appends an encoded record, like the Write methods.

@@ -90,13 +90,10 @@ type Writer struct {
 	err       error // sticky: the current file may hold a torn member
 	closed    bool
 
-	zw    *gzip.Writer // at cfg.Compression
-	zflat *gzip.Writer // at gzip.NoCompression, for records not worth compressing
-	buf   bytes.Buffer
-	hdr   []byte
+	enc     *encoder // for writes under mu
+	scratch []byte   // the member of the last write under mu
 
-	poolOnce       sync.Once
-	pool, flatPool sync.Pool // of *gzip.Writer, for Encode
+	pool sync.Pool // of *encoder, for Encode
 }
 
 // NewWriter checks cfg, creates cfg.Dir if needed and returns a Writer.
@@ -128,11 +125,15 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	zflat, _ := gzip.NewWriterLevel(nil, gzip.NoCompression) // a valid level
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	return &Writer{cfg: cfg, zw: zw, zflat: zflat}, nil
+	w := &Writer{cfg: cfg, enc: &encoder{zw: zw}}
+	w.pool.New = func() any {
+		zw, _ := gzip.NewWriterLevel(nil, cfg.Compression) // level checked above
+		return &encoder{zw: zw}
+	}
+	return w, nil
 }
 
 // WriteResponse writes a response record (see Response) and returns where
@@ -228,17 +229,12 @@ func (w *Writer) writeMember(h Header, block [][]byte) (Location, error) {
 	return w.appendMember(w.compressLocked(h, block), h.Get("WARC-Record-ID"))
 }
 
-// compressLocked compresses a completed record with the writer's own gzip
-// writers into w.buf and returns the member, valid until the next call.
-// The caller holds w.mu.
+// compressLocked compresses a completed record with the writer's own
+// encoder and returns the member, valid until the next call. The caller
+// holds w.mu.
 func (w *Writer) compressLocked(h Header, block [][]byte) []byte {
-	w.buf.Reset()
-	zw := w.zw
-	if !worthCompressing(h, block) {
-		zw = w.zflat
-	}
-	w.hdr = compress(zw, &w.buf, w.hdr[:0], h, block)
-	return w.buf.Bytes()
+	w.scratch = w.enc.member(w.scratch[:0], h, block, worthCompressing(h, block))
+	return w.scratch
 }
 
 // complete fills in the fields the writer computes: WARC-Record-ID and
@@ -312,20 +308,6 @@ func contentEncoded(httpHeader []byte) bool {
 		}
 	}
 	return false
-}
-
-// compress writes the record h + block as one gzip member to buf, using
-// hdr as scratch space, which it returns for reuse.
-func compress(zw *gzip.Writer, buf *bytes.Buffer, hdr []byte, h Header, block [][]byte) []byte {
-	zw.Reset(buf)
-	hdr = h.appendTo(hdr)
-	zw.Write(hdr) // writes to a bytes.Buffer cannot fail
-	for _, b := range block {
-		zw.Write(b)
-	}
-	zw.Write([]byte("\r\n\r\n"))
-	zw.Close()
-	return hdr
 }
 
 // appendMember appends one complete gzip member to the current file. The
