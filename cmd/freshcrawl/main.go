@@ -23,6 +23,7 @@ func commands() []command {
 		{"accuracy", "measure the change-rate estimators' accuracy on synthetic pages", runAccuracy},
 		{"allocate", "divide a fetch budget among pages for freshness, age or embarrassment", runAllocate},
 		{"simulate", "compare refresh policies in the simulator", runSimulate},
+		{"rank", "compute PageRank and backlinks over a link graph (SNAP edge list)", runRank},
 		{"reproduce", "run the papers' experiments and print paper against measured", runReproduce},
 		{"simweb", "serve a synthetic web with known truth on loopback", runSimweb},
 	}

@@ -348,7 +348,7 @@ func BenchmarkLibraryFloor(b *testing.B) {
 	rw := httptest.NewRecorder()
 	serve := run("serve", func(p *page) {
 		rw.Body.Reset()
-		clear(rw.HeaderMap)
+		clear(rw.Header())
 		web.ServeHTTP(rw, p.req)
 	})
 	for _, name := range order {

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/rank"
+)
+
+func rankHelp(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, `Usage: freshcrawl rank (-graph FILE | -synthetic NODES:EDGES) [flags]
+
+Compute PageRank and backlink counts over a link graph and list the most
+important pages: the importance metrics IR and IB of Cho's dissertation ch. 2.
+
+The graph is a file in SNAP's edge-list format (-graph; "-" is standard
+input, a name ending in .gz is gunzipped): one directed link a line, "FROM
+TO", two non-negative integer node ids separated by tabs or spaces, lines
+starting with # ignored. Or -synthetic makes a web-like graph of that many
+nodes and edges in memory (sites of 100 pages, 80%% of links within sites,
+power-law in-degrees), which -write-graph can save in the same format.
+
+PageRank is the dissertation's: IR(p) = (1 − d) + d · Σ IR(t)/c_t over the
+pages t linking to p, c_t being t's out-degree, iterated from IR = 1 until
+the L1 change of the normalised vector is below -tol (or exactly
+-iterations times). A page without out-links links to every page
+(-dangling uniform, the dissertation's rule) or passes nothing on (sink,
+for the frontier of a partial crawl). IR sums to the number of pages, so an
+average page has IR 1; the "pagerank" column is IR divided by the number of
+pages, the surfer's probability, as igraph and networkx report it.
+
+Flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+type rankOptions struct {
+	graph, synthetic, out, writeGraph, dangling string
+	seed                                        uint64
+	top, iterations, maxIter, workers           int
+	damping, tol                                float64
+	dedupe, asJSON                              bool
+}
+
+func rankFlags(o *rankOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("rank", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&o.graph, "graph", "", "edge-list `file` (SNAP format) to rank")
+	fs.StringVar(&o.synthetic, "synthetic", "", "rank a synthetic web graph of `NODES:EDGES` instead, e.g. 1000000:10000000")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed of -synthetic")
+	fs.StringVar(&o.writeGraph, "write-graph", "", "also write the graph to `file` in SNAP format (dense ids)")
+	fs.IntVar(&o.top, "top", 20, "list the `k` pages of highest PageRank (0: none)")
+	fs.StringVar(&o.out, "out", "", "write every node's id, pagerank, IR and backlinks to `file`, tab-separated, in node order")
+	fs.Float64Var(&o.damping, "damping", rank.DefaultDamping, "damping factor `d`: the probability of following a link")
+	fs.Float64Var(&o.tol, "tol", rank.DefaultTolerance, "stop when the normalised vector moves less than this (L1)")
+	fs.IntVar(&o.maxIter, "max-iter", rank.DefaultMaxIterations, "most iterations when -tol is not reached")
+	fs.IntVar(&o.iterations, "iterations", 0, "run exactly `n` iterations, whatever -tol says (0: until -tol)")
+	fs.StringVar(&o.dangling, "dangling", "uniform", "pages without out-links: uniform (link to all) or sink (pass nothing on)")
+	fs.BoolVar(&o.dedupe, "dedupe", false, "count a link repeated in the input once")
+	fs.IntVar(&o.workers, "workers", 0, "goroutines per iteration (0: one per CPU)")
+	fs.BoolVar(&o.asJSON, "json", false, "print the summary and the top list as JSON")
+	return fs
+}
+
+// rankReport is what the command prints, as text or JSON.
+type rankReport struct {
+	Graph        string     `json:"graph"`
+	Nodes        int        `json:"nodes"`
+	Edges        int64      `json:"edges"`
+	Damping      float64    `json:"damping"`
+	Dangling     string     `json:"dangling"`
+	Iterations   int        `json:"iterations"`
+	Delta        float64    `json:"delta"`
+	Converged    bool       `json:"converged"`
+	Workers      int        `json:"workers"`
+	LoadSeconds  float64    `json:"load_seconds"`
+	BuildSeconds float64    `json:"build_seconds"`
+	RankSeconds  float64    `json:"rank_seconds"`
+	PeakRSSBytes int64      `json:"peak_rss_bytes,omitempty"`
+	Top          []rankedPg `json:"top"`
+}
+
+type rankedPg struct {
+	Rank      int     `json:"rank"`
+	ID        uint64  `json:"id"`
+	PageRank  float64 `json:"pagerank"`
+	IR        float64 `json:"ir"`
+	Backlinks int     `json:"backlinks"`
+}
+
+func runRank(args []string, stdout, stderr io.Writer) int {
+	var o rankOptions
+	fs := rankFlags(&o)
+	if code, ok := parseArgs("rank", fs, args, rankHelp, stdout, stderr); !ok {
+		return code
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "freshcrawl rank: "+format+"\n", a...)
+		return code
+	}
+	if (o.graph == "") == (o.synthetic == "") {
+		return fail(2, "give one of -graph FILE and -synthetic NODES:EDGES (see -h)")
+	}
+	dangling, err := rank.ParseDangling(o.dangling)
+	if err != nil {
+		return fail(2, "-dangling: %v", err)
+	}
+	if !(o.damping > 0 && o.damping < 1) {
+		return fail(2, "-damping %g: must be between 0 and 1", o.damping)
+	}
+	if o.top < 0 || o.iterations < 0 || o.maxIter < 1 || o.workers < 0 || !(o.tol > 0) {
+		return fail(2, "-top, -iterations and -workers must not be negative, -max-iter and -tol must be positive")
+	}
+	// A graph is big and lives until the end: collect less often than Go's
+	// default, which would scan the edge arrays again at every doubling.
+	debug.SetGCPercent(400)
+
+	rep := rankReport{Damping: o.damping, Dangling: dangling.String()}
+	start := time.Now()
+	var b *rank.Builder
+	var ids []uint64 // nil: dense ids are the ids
+	if o.synthetic != "" {
+		nodes, edges, err := parseSize(o.synthetic)
+		if err != nil {
+			return fail(2, "-synthetic: %v", err)
+		}
+		if b, err = rank.Synthetic(rank.DefaultSynthetic(nodes, edges, o.seed)); err != nil {
+			return fail(2, "-synthetic: %v", err)
+		}
+		rep.Graph = fmt.Sprintf("synthetic %d:%d seed %d", nodes, edges, o.seed)
+	} else {
+		in, err := openInput(o.graph)
+		if err != nil {
+			return fail(2, "%v", err)
+		}
+		el, err := rank.ReadEdgeList(in, o.graph)
+		in.Close()
+		if err != nil {
+			return fail(2, "%v", err)
+		}
+		b, ids, rep.Graph = &el.Builder, el.IDs, o.graph
+	}
+	rep.LoadSeconds = time.Since(start).Seconds()
+	if o.writeGraph != "" {
+		if err := writeGraphFile(o.writeGraph, b); err != nil {
+			return fail(1, "-write-graph: %v", err)
+		}
+	}
+	start = time.Now()
+	g, err := b.Build(rank.BuildOptions{Dedupe: o.dedupe})
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	b = nil // the edge list is no longer needed: let the collector have it
+	runtime.GC()
+	rep.BuildSeconds = time.Since(start).Seconds()
+	rep.Nodes, rep.Edges = g.Nodes(), g.Edges()
+	rep.Workers = o.workers
+	if rep.Workers == 0 {
+		rep.Workers = runtime.GOMAXPROCS(0)
+	}
+	start = time.Now()
+	res, err := rank.PageRank(g, rank.Options{
+		Damping: o.damping, Tolerance: o.tol, MaxIterations: o.maxIter, Iterations: o.iterations,
+		Dangling: dangling, Workers: o.workers,
+	})
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	rep.RankSeconds = time.Since(start).Seconds()
+	rep.Iterations, rep.Delta, rep.Converged = res.Iterations, res.Delta, res.Converged
+	rep.PeakRSSBytes = peakRSS()
+	idOf := func(v int) uint64 {
+		if ids != nil {
+			return ids[v]
+		}
+		return uint64(v)
+	}
+	n := float64(g.Nodes())
+	for _, v := range topK(res.Rank, o.top) {
+		rep.Top = append(rep.Top, rankedPg{
+			Rank: len(rep.Top) + 1, ID: idOf(v), PageRank: res.Rank[v] / n, IR: res.Rank[v],
+			Backlinks: g.InDegree(uint32(v)),
+		})
+	}
+	if o.out != "" {
+		if err := writeRanks(o.out, g, res, idOf); err != nil {
+			return fail(1, "-out: %v", err)
+		}
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return fail(1, "%v", err)
+		}
+		return 0
+	}
+	printRank(stdout, &rep)
+	return 0
+}
+
+// parseSize reads NODES:EDGES.
+func parseSize(s string) (int, int64, error) {
+	a, b, ok := strings.Cut(s, ":")
+	nodes, err1 := strconv.Atoi(a)
+	edges, err2 := strconv.ParseInt(b, 10, 64)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("%q: want NODES:EDGES, e.g. 1000000:10000000", s)
+	}
+	return nodes, edges, nil
+}
+
+// topK returns the k nodes of highest rank, best first, ties by id.
+func topK(r []float64, k int) []int {
+	k = min(k, len(r))
+	if k <= 0 {
+		return nil
+	}
+	better := func(a, b int) int {
+		if c := cmp.Compare(r[b], r[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	}
+	// A bounded selection: keep the best k seen, sorted, replacing the
+	// worst when a better one comes.
+	top := make([]int, 0, k)
+	for v := range r {
+		if len(top) == k && better(v, top[k-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, v, better)
+		if len(top) == k {
+			top = top[:k-1]
+		}
+		top = slices.Insert(top, i, v)
+	}
+	return top
+}
+
+func printRank(w io.Writer, rep *rankReport) {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	fmt.Fprintf(bw, "graph     %s: %d nodes, %d edges (read in %.2f s, built in %.2f s)\n",
+		rep.Graph, rep.Nodes, rep.Edges, rep.LoadSeconds, rep.BuildSeconds)
+	state := "converged"
+	if !rep.Converged {
+		state = "not converged"
+	}
+	fmt.Fprintf(bw, "pagerank  d = %g, dangling %s: %d iterations in %.2f s on %d workers (%s, last L1 step %.2g)\n",
+		rep.Damping, rep.Dangling, rep.Iterations, rep.RankSeconds, rep.Workers, state, rep.Delta)
+	if rep.PeakRSSBytes > 0 {
+		fmt.Fprintf(bw, "memory    peak RSS %.2f GB\n", float64(rep.PeakRSSBytes)/1e9)
+	}
+	if len(rep.Top) == 0 {
+		return
+	}
+	fmt.Fprintf(bw, "\n%6s  %-12s  %-12s  %-10s  %s\n", "rank", "node", "pagerank", "IR", "backlinks")
+	for _, p := range rep.Top {
+		fmt.Fprintf(bw, "%6d  %-12d  %-12.6g  %-10.4f  %d\n", p.Rank, p.ID, p.PageRank, p.IR, p.Backlinks)
+	}
+}
+
+// writeRanks writes every node's id, pagerank, IR and backlinks.
+func writeRanks(name string, g *rank.Graph, res *rank.Result, idOf func(int) uint64) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(bw, "# node\tpagerank\tIR\tbacklinks\n")
+	n := float64(len(res.Rank))
+	var line []byte
+	for v, x := range res.Rank {
+		line = strconv.AppendUint(line[:0], idOf(v), 10)
+		line = append(line, '\t')
+		line = strconv.AppendFloat(line, x/n, 'g', 17, 64)
+		line = append(line, '\t')
+		line = strconv.AppendFloat(line, x, 'g', 17, 64)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, int64(g.InDegree(uint32(v))), 10)
+		line = append(line, '\n')
+		bw.Write(line)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeGraphFile(name string, b *rank.Builder) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := rank.WriteEdgeList(f, b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// peakRSS returns the process's peak resident set size from Linux's
+// /proc/self/status (VmHWM), or 0 where that is not to be had.
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(data) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			f := strings.Fields(string(rest))
+			if len(f) == 2 && f[1] == "kB" {
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				if err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 0
+}
