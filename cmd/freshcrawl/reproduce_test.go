@@ -61,6 +61,9 @@ func TestReproduceQuick(t *testing.T) {
 		"optimal r, C_c = C_s = 1, Δ = 24 h",
 		"ChangeRatio of greedy over the frequency-based policy",
 		"greedy's best sample size lies in 10–50",
+		"hot share, IB ≥ 100 (calibration)",
+		"I = IR, G = 13: IR' best",
+		"O = IB': the larger G, the higher",
 	} {
 		found := false
 		for _, r := range rows {

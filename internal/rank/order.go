@@ -121,7 +121,11 @@ func Crawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions) ([]uint32, er
 		if err != nil {
 			return err
 		}
-		res, err := PageRank(g, Options{Damping: opts.Damping, Dangling: DanglingSink, Start: ir, Tolerance: 1e-6, Workers: 1})
+		// Warm-started from the last IR', a few iterations follow the
+		// links added since: the ordering needs the ranks' order, not
+		// their tenth digit, and the next computation carries on.
+		res, err := PageRank(g, Options{Damping: opts.Damping, Dangling: DanglingSink, Start: ir,
+			Tolerance: 1e-6, MaxIterations: 10, Workers: 1})
 		if err != nil {
 			return err
 		}
