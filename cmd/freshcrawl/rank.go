@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,11 +17,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
+	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 func rankHelp(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `Usage: freshcrawl rank (-graph FILE | -synthetic NODES:EDGES) [flags]
+	fmt.Fprintf(w, `Usage: freshcrawl rank (-graph FILE | -data DIR | -synthetic NODES:EDGES) [flags]
 
 Compute PageRank and backlink counts over a link graph and list the most
 important pages: the importance metrics IR and IB of Cho's dissertation ch. 2.
@@ -28,7 +31,12 @@ important pages: the importance metrics IR and IB of Cho's dissertation ch. 2.
 The graph is a file in SNAP's edge-list format (-graph; "-" is standard
 input, a name ending in .gz is gunzipped): one directed link a line, "FROM
 TO", two non-negative integer node ids separated by tabs or spaces, lines
-starting with # ignored. Or -synthetic makes a web-like graph of that many
+starting with # ignored. Or -data ranks the link graph a crawl has recorded
+(the crawl must not be running): the pages fetched with content and the
+in-scope pages they link to, listed by URL, with whether the collection
+holds them; its frontier URLs have no known out-links, so there -dangling
+defaults to sink (spec: IR' on a partial crawl). Or -synthetic makes a
+web-like graph of that many
 nodes and edges in memory (sites of 100 pages, 80%% of links within sites,
 power-law in-degrees), which -write-graph can save in the same format.
 
@@ -49,11 +57,11 @@ Flags:
 }
 
 type rankOptions struct {
-	graph, synthetic, out, writeGraph, dangling string
-	seed                                        uint64
-	top, iterations, maxIter, workers           int
-	damping, tol                                float64
-	dedupe, asJSON                              bool
+	graph, data, synthetic, out, writeGraph, dangling string
+	seed                                              uint64
+	top, iterations, maxIter, workers                 int
+	damping, tol                                      float64
+	dedupe, asJSON                                    bool
 }
 
 func rankFlags(o *rankOptions) *flag.FlagSet {
@@ -61,6 +69,7 @@ func rankFlags(o *rankOptions) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.StringVar(&o.graph, "graph", "", "edge-list `file` (SNAP format) to rank")
+	fs.StringVar(&o.data, "data", "", "rank the link graph of the crawl in data `directory` instead")
 	fs.StringVar(&o.synthetic, "synthetic", "", "rank a synthetic web graph of `NODES:EDGES` instead, e.g. 1000000:10000000")
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed of -synthetic")
 	fs.StringVar(&o.writeGraph, "write-graph", "", "also write the graph to `file` in SNAP format (dense ids)")
@@ -70,7 +79,7 @@ func rankFlags(o *rankOptions) *flag.FlagSet {
 	fs.Float64Var(&o.tol, "tol", rank.DefaultTolerance, "stop when the normalised vector moves less than this (L1)")
 	fs.IntVar(&o.maxIter, "max-iter", rank.DefaultMaxIterations, "most iterations when -tol is not reached")
 	fs.IntVar(&o.iterations, "iterations", 0, "run exactly `n` iterations, whatever -tol says (0: until -tol)")
-	fs.StringVar(&o.dangling, "dangling", "uniform", "pages without out-links: uniform (link to all) or sink (pass nothing on)")
+	fs.StringVar(&o.dangling, "dangling", "", "pages without out-links: uniform (link to all) or sink (pass nothing on); default uniform, sink with -data")
 	fs.BoolVar(&o.dedupe, "dedupe", false, "count a link repeated in the input once")
 	fs.IntVar(&o.workers, "workers", 0, "goroutines per iteration (0: one per CPU)")
 	fs.BoolVar(&o.asJSON, "json", false, "print the summary and the top list as JSON")
@@ -98,6 +107,8 @@ type rankReport struct {
 type rankedPg struct {
 	Rank      int     `json:"rank"`
 	ID        uint64  `json:"id"`
+	URL       string  `json:"url,omitempty"`
+	Held      *bool   `json:"held,omitempty"`
 	PageRank  float64 `json:"pagerank"`
 	IR        float64 `json:"ir"`
 	Backlinks int     `json:"backlinks"`
@@ -113,8 +124,14 @@ func runRank(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "freshcrawl rank: "+format+"\n", a...)
 		return code
 	}
-	if (o.graph == "") == (o.synthetic == "") {
-		return fail(2, "give one of -graph FILE and -synthetic NODES:EDGES (see -h)")
+	if n := btoi(o.graph != "") + btoi(o.data != "") + btoi(o.synthetic != ""); n != 1 {
+		return fail(2, "give one of -graph FILE, -data DIR and -synthetic NODES:EDGES (see -h)")
+	}
+	if o.dangling == "" {
+		o.dangling = "uniform"
+		if o.data != "" {
+			o.dangling = "sink"
+		}
 	}
 	dangling, err := rank.ParseDangling(o.dangling)
 	if err != nil {
@@ -134,7 +151,20 @@ func runRank(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	var b *rank.Builder
 	var ids []uint64 // nil: dense ids are the ids
-	if o.synthetic != "" {
+	var crawl *crawler.LinkGraph
+	switch {
+	case o.data != "":
+		crawl, err = crawler.ReadLinkGraph(o.data)
+		switch {
+		case errors.Is(err, crawler.ErrNoCrawl):
+			return fail(2, "%v", err)
+		case errors.Is(err, store.ErrLocked):
+			return fail(1, "%v", errInUse(o.data))
+		case err != nil:
+			return fail(1, "%v", err)
+		}
+		b, rep.Graph = &crawl.Builder, o.data
+	case o.synthetic != "":
 		nodes, edges, err := parseSize(o.synthetic)
 		if err != nil {
 			return fail(2, "-synthetic: %v", err)
@@ -143,7 +173,7 @@ func runRank(args []string, stdout, stderr io.Writer) int {
 			return fail(2, "-synthetic: %v", err)
 		}
 		rep.Graph = fmt.Sprintf("synthetic %d:%d seed %d", nodes, edges, o.seed)
-	} else {
+	default:
 		in, err := openInput(o.graph)
 		if err != nil {
 			return fail(2, "%v", err)
@@ -193,13 +223,21 @@ func runRank(args []string, stdout, stderr io.Writer) int {
 	}
 	n := float64(g.Nodes())
 	for _, v := range topK(res.Rank, o.top) {
-		rep.Top = append(rep.Top, rankedPg{
+		p := rankedPg{
 			Rank: len(rep.Top) + 1, ID: idOf(v), PageRank: res.Rank[v] / n, IR: res.Rank[v],
 			Backlinks: g.InDegree(uint32(v)),
-		})
+		}
+		if crawl != nil {
+			p.URL, p.Held = crawl.URLs[v], &crawl.Held[v]
+		}
+		rep.Top = append(rep.Top, p)
 	}
 	if o.out != "" {
-		if err := writeRanks(o.out, g, res, idOf); err != nil {
+		name := func(v int) string { return strconv.FormatUint(idOf(v), 10) }
+		if crawl != nil {
+			name = func(v int) string { return crawl.URLs[v] }
+		}
+		if err := writeRanks(o.out, g, res, name); err != nil {
 			return fail(1, "-out: %v", err)
 		}
 	}
@@ -212,6 +250,13 @@ func runRank(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	printRank(stdout, &rep)
+	return 0
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
 	return 0
 }
 
@@ -271,14 +316,29 @@ func printRank(w io.Writer, rep *rankReport) {
 	if len(rep.Top) == 0 {
 		return
 	}
+	if rep.Top[0].Held != nil { // a crawl's graph: URLs
+		fmt.Fprintf(bw, "\n%6s  %-12s  %-10s  %-9s  %-4s  %s\n", "rank", "pagerank", "IR", "backlinks", "held", "url")
+		for _, p := range rep.Top {
+			held, url := "no", p.URL
+			if *p.Held {
+				held = "yes"
+			}
+			if url == "" {
+				url = "(URL no longer known)"
+			}
+			fmt.Fprintf(bw, "%6d  %-12.6g  %-10.4f  %-9d  %-4s  %s\n", p.Rank, p.PageRank, p.IR, p.Backlinks, held, url)
+		}
+		return
+	}
 	fmt.Fprintf(bw, "\n%6s  %-12s  %-12s  %-10s  %s\n", "rank", "node", "pagerank", "IR", "backlinks")
 	for _, p := range rep.Top {
 		fmt.Fprintf(bw, "%6d  %-12d  %-12.6g  %-10.4f  %d\n", p.Rank, p.ID, p.PageRank, p.IR, p.Backlinks)
 	}
 }
 
-// writeRanks writes every node's id, pagerank, IR and backlinks.
-func writeRanks(name string, g *rank.Graph, res *rank.Result, idOf func(int) uint64) error {
+// writeRanks writes every node's name (id or URL), pagerank, IR and
+// backlinks.
+func writeRanks(name string, g *rank.Graph, res *rank.Result, nodeName func(int) string) error {
 	f, err := os.Create(name)
 	if err != nil {
 		return err
@@ -288,7 +348,7 @@ func writeRanks(name string, g *rank.Graph, res *rank.Result, idOf func(int) uin
 	n := float64(len(res.Rank))
 	var line []byte
 	for v, x := range res.Rank {
-		line = strconv.AppendUint(line[:0], idOf(v), 10)
+		line = append(line[:0], nodeName(v)...)
 		line = append(line, '\t')
 		line = strconv.AppendFloat(line, x/n, 'g', 17, 64)
 		line = append(line, '\t')

@@ -84,6 +84,8 @@ func TestRankErrors(t *testing.T) {
 		{"rank", "-synthetic", "10:10", "-damping", "1"},
 		{"rank", "-synthetic", "10:10", "-dangling", "all"},
 		{"rank", "-synthetic", "3:7"},
+		{"rank", "-data", filepath.Join(t.TempDir(), "no-crawl")},
+		{"rank", "-data", t.TempDir()},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(args, &out, &errOut)

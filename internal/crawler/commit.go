@@ -384,9 +384,10 @@ func b2i(b bool) int64 {
 
 // discovered is a URL found in a page, a sitemap or a redirect.
 type discovered struct {
-	url  string
-	kind uint8
-	hops uint8
+	url     string
+	kind    uint8
+	hops    uint8
+	checked bool // admissible already said yes
 }
 
 // stageFound queues what the page led to: its redirect target, links,
@@ -401,11 +402,21 @@ func (c *Crawler) stageFound(txn *store.Txn, o *outcome, enq map[string]int) err
 			found = append(found, discovered{url: u, kind: pr.item.Kind, hops: pr.item.Hops + 1})
 		}
 	}
+	// The links that count, in scope and within the trap limits, are also
+	// the page's edges in the link graph the importance metrics read.
+	var edges []string
 	for _, l := range pr.links {
 		if l.Nofollow && !c.cfg.FollowNofollow {
 			continue
 		}
-		found = append(found, discovered{url: l.URL, kind: KindPage})
+		if !c.admissible(l.URL, "") {
+			continue
+		}
+		found = append(found, discovered{url: l.URL, kind: KindPage, checked: true})
+		edges = append(edges, l.URL)
+	}
+	if err := c.stageLinks(txn, pr, edges); err != nil {
+		return err
 	}
 	site := ""
 	if len(pr.entries) > 0 || len(pr.children) > 0 {
@@ -433,20 +444,7 @@ func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int
 	var order []string
 	for _, d := range found {
 		host := authority(d.url)
-		if host == "" {
-			continue
-		}
-		if site != "" && urlx.SiteKey(urlx.Host(d.url)) != site {
-			c.stats.outOfScope.Add(1)
-			continue
-		}
-		if !c.inScope(d.url) {
-			c.stats.outOfScope.Add(1)
-			continue
-		}
-		if err := c.cfg.Limits.Check(d.url); err != nil {
-			c.stats.trapped.Add(1)
-			c.log.Debug("URL refused", "url", d.url, "err", err)
+		if host == "" || !d.checked && !c.admissible(d.url, site) {
 			continue
 		}
 		if _, ok := byHost[host]; !ok {
@@ -471,6 +469,45 @@ func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int
 		}
 		enq[host] += queued
 		c.stats.discovered.Add(int64(queued))
+	}
+	return nil
+}
+
+// admissible reports whether a found URL may be queued: it has a host, is
+// in the crawl's scope (and, with site set, of that site) and within the
+// trap limits. It counts the refusals.
+func (c *Crawler) admissible(u, site string) bool {
+	if authority(u) == "" {
+		return false
+	}
+	if site != "" && urlx.SiteKey(urlx.Host(u)) != site || !c.inScope(u) {
+		c.stats.outOfScope.Add(1)
+		return false
+	}
+	if err := c.cfg.Limits.Check(u); err != nil {
+		c.stats.trapped.Add(1)
+		c.log.Debug("URL refused", "url", u, "err", err)
+		return false
+	}
+	return true
+}
+
+// stageLinks keeps the link graph in step with a page's answer: a page
+// with content has its edges replaced (none if it links nowhere, or is
+// not HTML); a page gone or moved (4xx, 3xx) has them removed; a 304 or a
+// failure leaves them as they were.
+func (c *Crawler) stageLinks(txn *store.Txn, pr *pageResult, edges []string) error {
+	resp := pr.resp
+	if resp == nil || pr.item.Kind != KindPage {
+		return nil
+	}
+	switch s := resp.Status; {
+	case s >= 200 && s < 300:
+		return txn.SetLinks(pr.item.URL, edges)
+	case s >= 300 && s < 500 && s != http.StatusNotModified && s != http.StatusTooManyRequests:
+		if pr.known {
+			return txn.DeleteLinks(pr.item.URL)
+		}
 	}
 	return nil
 }

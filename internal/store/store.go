@@ -20,6 +20,7 @@
 //	v/<hash16>/<sec BE8><ns BE4> Visit, versioned binary encoding
 //	d/<host>\x00<time 12><hash16> URL: the page's revisit is due then
 //	l/<hash16>                   time: the latest sitemap lastmod of the URL
+//	g/<hash16>                   the URL hashes the page links to (links.go)
 //	m/c/<name>                   uint64 big-endian: a named counter
 //	c/<name>                     a named setting of the crawl
 package store
