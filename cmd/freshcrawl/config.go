@@ -35,6 +35,8 @@ type crawlFile struct {
 	Scope          *string  `toml:"scope"`
 	Revisit        *string  `toml:"revisit"`
 	Policy         *string  `toml:"policy"`
+	Ordering       *string  `toml:"ordering"`
+	RankInterval   *string  `toml:"rank-interval"`
 	Objective      *string  `toml:"objective"`
 	CrawlCost      *string  `toml:"crawl-cost"`
 	MaxRevisit     *string  `toml:"max-revisit"`
@@ -147,6 +149,8 @@ func (f *crawlFile) settings(dir string) []setting {
 	str("scope", "scope", f.Scope)
 	str("revisit", "revisit", f.Revisit)
 	str("policy", "policy", f.Policy)
+	str("ordering", "ordering", f.Ordering)
+	str("rank-interval", "rank-interval", f.RankInterval)
 	str("objective", "objective", f.Objective)
 	str("crawl-cost", "crawl-cost", f.CrawlCost)
 	str("max-revisit", "max-revisit", f.MaxRevisit)

@@ -58,6 +58,8 @@ func TestExampleConfig(t *testing.T) {
 		WARCMaxSize:    1 << 30,
 		Logger:         slog.Default(),
 		Policy:         crawler.PolicyOptimal,
+		Ordering:       crawler.OrderBreadthFirst,
+		RankInterval:   5 * time.Second,
 		Objective:      crawler.ObjectiveFreshness,
 		CrawlCost:      time.Hour,
 	}

@@ -98,6 +98,8 @@ type crawlOptions struct {
 	scope          scopeValue
 	revisit        time.Duration
 	policy         string
+	ordering       string
+	rankInterval   time.Duration
 	objective      string
 	crawlCost      time.Duration
 	maxRevisit     time.Duration
@@ -121,7 +123,9 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.seedsFile, "seeds", "", "`file` of seed URLs, one a line; blank lines and lines starting with # are skipped")
 	fs.StringVar(&o.dataDir, "data", defaultDataDir, "data `directory`: state/ (Pebble) and warc/ (WARC files); an existing one is resumed")
 	fs.DurationVar(&o.runFor, "for", 0, "stop after this `duration` (0: run until interrupted)")
-	fs.IntVar(&o.maxPages, "max-pages", 0, "collection capacity: once this many pages are held only revisits are fetched (0: no limit)")
+	fs.IntVar(&o.maxPages, "max-pages", 0, "collection capacity: once this many pages are held, breadth-first order only revisits; backlink or pagerank order goes on exploring and keeps a newcomer in the place of a less important page, which leaves (0: no limit)")
+	fs.StringVar(&o.ordering, "ordering", string(crawler.OrderBreadthFirst), "order of new URLs: breadth-first (each host's in the order found), backlink (most links from pages fetched) or pagerank (highest PageRank over the graph fetched)")
+	fs.DurationVar(&o.rankInterval, "rank-interval", crawler.DefaultRankInterval, "how often -ordering recomputes importance")
 	fs.Float64Var(&o.budget, "budget", defaultBudget, "fetches per second over all hosts (0: no limit but -delay and -workers)")
 	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "least gap between two requests to one host (0: none, for your own servers only)")
 	fs.DurationVar(&o.maxCrawlDelay, "max-crawl-delay", crawler.DefaultMaxCrawlDelay, "cap on a robots.txt Crawl-delay")
@@ -267,6 +271,10 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		return crawler.Config{}, usagef("-revisit %v is negative", o.revisit)
 	case !slices.Contains(crawler.Policies, crawler.Policy(o.policy)):
 		return crawler.Config{}, usagef("-policy %q: want one of %v", o.policy, crawler.Policies)
+	case !slices.Contains(crawler.Orderings, crawler.Ordering(o.ordering)):
+		return crawler.Config{}, usagef("-ordering %q: want one of %v", o.ordering, crawler.Orderings)
+	case o.rankInterval <= 0:
+		return crawler.Config{}, usagef("-rank-interval %v is not positive", o.rankInterval)
 	case !slices.Contains(crawler.Objectives, crawler.Objective(o.objective)):
 		return crawler.Config{}, usagef("-objective %q: want one of %v", o.objective, crawler.Objectives)
 	case o.crawlCost <= 0:
@@ -302,6 +310,8 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		MaxCrawlDelay:  o.maxCrawlDelay,
 		Revisit:        o.revisit,
 		Policy:         crawler.Policy(o.policy),
+		Ordering:       crawler.Ordering(o.ordering),
+		RankInterval:   o.rankInterval,
 		Objective:      crawler.Objective(o.objective),
 		CrawlCost:      o.crawlCost,
 		MaxRevisit:     o.maxRevisit,
@@ -461,8 +471,12 @@ func progressLine(elapsed time.Duration, rate float64, st crawler.Stats) string 
 
 // summary describes a finished run.
 func summary(st crawler.Stats) string {
-	return fmt.Sprintf("%d requests (%d robots.txt, %d failed), %d fetches (%d changed, %d not modified), %d pages held, %d URLs seen, %d hosts, %s received",
-		st.Requests, st.Robots, st.Failures, st.Pages, st.Changed, st.NotModified, st.Held, st.Seen, st.Hosts, byteSize(st.Bytes))
+	evicted := ""
+	if st.Evicted > 0 {
+		evicted = fmt.Sprintf(" (%d left for more important ones)", st.Evicted)
+	}
+	return fmt.Sprintf("%d requests (%d robots.txt, %d failed), %d fetches (%d changed, %d not modified), %d pages held%s, %d URLs seen, %d hosts, %s received",
+		st.Requests, st.Robots, st.Failures, st.Pages, st.Changed, st.NotModified, st.Held, evicted, st.Seen, st.Hosts, byteSize(st.Bytes))
 }
 
 func budgetString(b float64) string {

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -91,14 +92,31 @@ func (c *Crawler) commit(batch []outcome) error {
 	}
 	txn := c.store.Begin()
 	enq := map[string]int{}
+	var ranked []rankUpdate
+	if c.ranker != nil {
+		c.inBatch = map[string]bool{}
+		for i := range batch {
+			if pr := batch[i].page; pr != nil {
+				c.inBatch[pr.item.URL] = true
+			}
+		}
+	}
 	for i := range batch {
 		if err := c.stage(txn, &batch[i], recs[i], enq); err != nil {
 			txn.Abort()
 			return err
 		}
+		ranked = c.rankUpdates(ranked, &batch[i], recs[i])
 	}
+	for _, ev := range c.evicted {
+		ranked = append(ranked, rankUpdate{url: ev, state: stateEvicted})
+	}
+	c.evicted = c.evicted[:0]
 	if err := txn.Commit(); err != nil {
 		return err
+	}
+	if c.ranker != nil {
+		c.ranker.observe(ranked)
 	}
 	c.release(batch, recs, enq)
 	for i := range batch {
@@ -171,6 +189,7 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	}
 	p.LastFetch = now
 	p.Fetches++
+	p.Evicted = false
 	v := &store.Visit{Time: now}
 	r.visit = v
 	resp := pr.resp
@@ -343,9 +362,26 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		return nil
 	}
 	pr := o.page
-	if pr.fromDue.IsZero() {
+	if pr.fromDue.IsZero() && !pr.promoted {
 		if err := txn.Done(host, pr.seq); err != nil {
 			return err
+		}
+	}
+	if c.ranker != nil && pr.item.Kind == KindPage {
+		switch {
+		case r.page.Held && !(pr.known && pr.prev.Held) && !o.t.claimed &&
+			c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages):
+			// Explored while the collection is full, with no weaker
+			// page to replace: its links are kept, the page is not; it
+			// may come back when it ranks higher.
+			r.page.Held, r.page.Evicted, r.page.NextDue = false, true, time.Time{}
+		case !pr.fromDue.IsZero() && c.gone[pr.item.URL]:
+			// The page left the collection while this revisit was in
+			// flight, from the row it read: it stays out.
+			r.page.Held, r.page.Evicted, r.page.NextDue = false, true, time.Time{}
+			pr.prev.Held = false
+		case r.page.Held:
+			delete(c.gone, pr.item.URL)
 		}
 	}
 	if err := txn.PutPage(r.page, r.visit); err != nil {
@@ -370,6 +406,11 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		if d := b2i(r.page.Held) - b2i(pr.known && pr.prev.Held); d != 0 {
 			txn.Add(counterHeld, d)
 			c.held.Add(d)
+			if d > 0 && pr.promoted && c.cfg.MaxPages > 0 && c.held.Load() > int64(c.cfg.MaxPages) {
+				if err := c.evictOne(txn); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return c.stageFound(txn, o, enq)
@@ -415,6 +456,7 @@ func (c *Crawler) stageFound(txn *store.Txn, o *outcome, enq map[string]int) err
 		found = append(found, discovered{url: l.URL, kind: KindPage, checked: true})
 		edges = append(edges, l.URL)
 	}
+	pr.edges = edges
 	if err := c.stageLinks(txn, pr, edges); err != nil {
 		return err
 	}
@@ -492,6 +534,73 @@ func (c *Crawler) admissible(u, site string) bool {
 	return true
 }
 
+// evictOne stages the least important held page's leaving the
+// collection, to make room for a more important newcomer (refinement,
+// dissertation ch. 7). Its URL stays known, its row and links too; it is
+// no longer revisited, and may come back if it ranks high again. Pages of
+// this batch are passed over; a revisit of the page already in flight is
+// kept out of the collection when it commits (c.gone).
+func (c *Crawler) evictOne(txn *store.Txn) error {
+	for {
+		u := c.ranker.victim(c.inBatch)
+		if u == "" {
+			return nil // none known yet: over capacity until the next ranking
+		}
+		host := authority(u)
+		p, err := c.store.GetPage(u)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !p.Held || p.Kind != KindPage {
+			continue
+		}
+		prev := p
+		p.Held, p.Evicted, p.NextDue = false, true, time.Time{}
+		if err := txn.PutPage(p, nil); err != nil {
+			return err
+		}
+		if !prev.NextDue.IsZero() {
+			if err := txn.Schedule(host, u, prev.NextDue, time.Time{}); err != nil {
+				return err
+			}
+		}
+		c.stagePlan(txn, nil, &prev, true, &p)
+		txn.Add(counterHeld, -1)
+		c.held.Add(-1)
+		c.stats.evicted.Add(1)
+		c.inBatch[u] = true
+		c.gone[u] = true
+		c.evicted = append(c.evicted, u)
+		c.log.Debug("page left the collection for a more important one", "url", u)
+		return nil
+	}
+}
+
+// rankUpdates appends what o changed about its page for the ranking.
+func (c *Crawler) rankUpdates(us []rankUpdate, o *outcome, r *record) []rankUpdate {
+	if c.ranker == nil {
+		return us
+	}
+	for _, u := range o.given {
+		us = append(us, rankUpdate{url: u, state: stateGone})
+	}
+	pr := o.page
+	if r == nil || pr == nil || pr.item.Kind != KindPage {
+		return us
+	}
+	u := rankUpdate{url: pr.item.URL, state: rowState(&r.page)}
+	if pr.disallowed {
+		u.state = stateGone
+	}
+	if resp := pr.resp; resp != nil && resp.Status >= 200 && resp.Status < 300 {
+		u.setLinks, u.links = true, pr.edges
+	}
+	return append(us, u)
+}
+
 // stageLinks keeps the link graph in step with a page's answer: a page
 // with content has its edges replaced (none if it links nowhere, or is
 // not HTML); a page gone or moved (4xx, 3xx) has them removed; a 304 or a
@@ -557,6 +666,13 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 			queued[i] = n
 		}
 	}
+	if c.ranker != nil {
+		for i := range batch {
+			if batch[i].t.claimed {
+				c.ranker.unclaim() // its victim, if it needed one, has left
+			}
+		}
+	}
 	s := c.sched
 	s.mu.Lock()
 	now := time.Now()
@@ -606,7 +722,7 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 			h.queued -= len(o.skipped)
 			h.head = dropThrough(h.head, o.skipped...)
 			if pr := o.page; pr != nil && !o.retry {
-				if pr.fromDue.IsZero() {
+				if pr.fromDue.IsZero() && !pr.promoted {
 					h.queued--
 					h.head = dropThrough(h.head, pr.seq)
 				} else {

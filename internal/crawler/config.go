@@ -52,8 +52,16 @@ type Config struct {
 	// Scope is which links are followed; default ScopeSite.
 	Scope Scope
 	// MaxPages is the collection's capacity: once this many pages are held,
-	// no new URL is fetched, only revisits. Zero means no limit.
+	// no new URL is fetched, only revisits, unless an Ordering other than
+	// breadth-first finds a URL more important than the least important
+	// page held, which then leaves the collection for it. Zero means no
+	// limit.
 	MaxPages int
+	// Ordering is how new URLs are chosen; empty means OrderBreadthFirst.
+	Ordering Ordering
+	// RankInterval is how often the ordering's importance is recomputed;
+	// zero means DefaultRankInterval.
+	RankInterval time.Duration
 	// Budget is the global rate of requests, per second, over all hosts.
 	// Zero means no limit other than politeness and Workers.
 	Budget float64
@@ -280,6 +288,18 @@ func (c *Config) defaults() error {
 	}
 	if c.Policy == "" {
 		c.Policy = PolicyOptimal
+	}
+	if c.Ordering == "" {
+		c.Ordering = OrderBreadthFirst
+	}
+	if _, err := parseOrdering(string(c.Ordering)); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	switch {
+	case c.RankInterval == 0:
+		c.RankInterval = DefaultRankInterval
+	case c.RankInterval < 0:
+		return fmt.Errorf("%w: rank interval %v < 0", ErrConfig, c.RankInterval)
 	}
 	if !slices.Contains(Policies, c.Policy) {
 		return fmt.Errorf("%w: refresh policy %q (want one of %v)", ErrConfig, c.Policy, Policies)

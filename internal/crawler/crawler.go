@@ -77,6 +77,7 @@ type Stats struct {
 	Revisits    int64  // identical-payload revisit records written
 	Bytes       int64  // response bytes as received
 	Held        int64  // pages in the collection
+	Evicted     int64  // pages that left the full collection for more important ones
 	Seen        uint64 // URLs ever seen
 	Hosts       int    // hosts known
 	Queued      int    // URLs waiting in the hosts' queues
@@ -85,7 +86,7 @@ type Stats struct {
 
 type counters struct {
 	requests, robots, pages, changed, notModified, failures, disallowed atomic.Int64
-	discovered, outOfScope, trapped, revisits, bytes                    atomic.Int64
+	discovered, outOfScope, trapped, revisits, bytes, evicted           atomic.Int64
 }
 
 // Crawler is one crawl over a data directory. Create it with New, run it
@@ -100,6 +101,15 @@ type Crawler struct {
 	robots  *robots.Cache
 	sched   *scheduler
 	limiter *limiter
+	// ranker orders new URLs and refines a full collection; nil under
+	// breadth-first ordering.
+	ranker *ranker
+	// inBatch and evicted are the committer's: the URLs of the batch being
+	// staged, and the pages it evicted; gone holds the pages evicted in
+	// this run and not taken back.
+	inBatch map[string]bool
+	evicted []string
+	gone    map[string]bool
 	stats   counters
 	held    atomic.Int64
 
@@ -141,6 +151,12 @@ func New(cfg Config) (*Crawler, error) {
 		scopeHosts: map[string]bool{}, scopeSites: map[string]bool{}, urlLimited: map[string]bool{},
 		robots:    robots.NewCache(robots.CacheConfig{TTL: cfg.RobotsTTL, ErrorTTL: cfg.RobotsErrorTTL, MaxEntries: 1 << 20}),
 		basePrior: defaultPrior(cfg.TimeScale),
+	}
+	if cfg.Ordering != OrderBreadthFirst {
+		c.ranker = newRanker(c)
+		c.sched.onFull, c.sched.unclaim = c.ranker.wake, c.ranker.unclaim
+		c.sched.explore = cfg.MaxPages > 0
+		c.gone = map[string]bool{}
 	}
 	seeds, err := canonicalSeeds(cfg.Seeds)
 	if err != nil {
@@ -363,6 +379,16 @@ func (c *Crawler) Run(ctx context.Context) error {
 	}
 	commitErr := make(chan error, 1)
 	go func() { commitErr <- c.commitLoop(results) }()
+	rankDone := make(chan struct{})
+	if c.ranker != nil {
+		go func() {
+			defer close(rankDone)
+			c.ranker.run(runCtx, c.cfg.RankInterval)
+		}()
+	} else {
+		close(rankDone)
+	}
+	defer func() { <-rankDone }()
 
 	var runErr error
 	go func() {
@@ -402,7 +428,20 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 		// fetches in flight stay under the capacity: each of those may add
 		// a page, and they commit after this decision.
 		may := !s.full && (c.cfg.MaxPages == 0 || c.held.Load()+int64(s.reserved) < int64(c.cfg.MaxPages))
-		if !may && (h.due.IsZero() || h.due.After(time.Now())) {
+		// The ranking's URLs come first; with the collection full they
+		// are those more important than a page held, each of which
+		// takes the place of the least important at its commit.
+		// Under refinement a full collection keeps exploring: new URLs
+		// are fetched, their links recorded, and a newcomer is kept only
+		// in the place of a less important page (a claimed victim).
+		explore := !may && s.full && s.explore
+		promote, claimed := "", false
+		if len(h.promoted) > 0 && (may || explore) {
+			p := h.promoted[0]
+			promote, h.promoted = p.url, h.promoted[1:]
+			claimed = explore && p.enters && c.ranker.claim()
+		}
+		if !may && !explore && (h.due.IsZero() || h.due.After(time.Now())) {
 			// Only new URLs here, and the fetches in flight may fill the
 			// collection: ask again shortly, when they have committed.
 			h.ready = later(h.ready, time.Now().Add(reserveWait))
@@ -412,7 +451,7 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 			s.mu.Unlock()
 			continue
 		}
-		t := task{h: h, due: h.due, queued: h.queued, full: !may, attempts: h.attempts, delay: h.delay}
+		t := task{h: h, due: h.due, queued: h.queued, full: !may && !explore, attempts: h.attempts, delay: h.delay, promote: promote, claimed: claimed}
 		if may { // A revisit of a URL never held can add a page too.
 			t.reserved = true
 			s.reserved++
@@ -443,7 +482,7 @@ func (c *Crawler) Stats() Stats {
 		Failures: c.stats.failures.Load(), Disallowed: c.stats.disallowed.Load(),
 		Discovered: c.stats.discovered.Load(), OutOfScope: c.stats.outOfScope.Load(),
 		Trapped: c.stats.trapped.Load(), Revisits: c.stats.revisits.Load(), Bytes: c.stats.bytes.Load(),
-		Held: c.held.Load(), Seen: c.store.SeenCount(),
+		Held: c.held.Load(), Seen: c.store.SeenCount(), Evicted: c.stats.evicted.Load(),
 	}
 	c.sched.mu.Lock()
 	st.Hosts, st.InFlight = len(c.sched.hosts), c.sched.inFly

@@ -239,7 +239,7 @@ func (c *Crawler) stagePlan(txn *store.Txn, h *host, prev *store.Page, wasHeld b
 	}
 	if c.planner != nil {
 		c.planner.Move(from, wasHeld, to, p.Held)
-		if wasHeld && !p.Held && prev.Interval > 0 {
+		if wasHeld && !p.Held && prev.Interval > 0 && h != nil {
 			c.noteLoad(h, 1/prev.Interval, 0)
 		}
 	}

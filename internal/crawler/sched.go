@@ -41,6 +41,9 @@ type host struct {
 	// head holds the first items of the host's queue as last read from the
 	// store, oldest first; items leave it as their outcomes commit.
 	head []store.QueuedItem
+	// promoted holds the ranking's URLs of the host not yet fetched, most
+	// important first (ranking.go); dispatch takes them before the queue.
+	promoted []promotion
 	// newTurn is set when the host's last fetch was a revisit and new URLs
 	// were queued: its next task takes a new URL first. Taking due
 	// revisits first always would let a host whose revisits outrun its
@@ -95,6 +98,13 @@ type scheduler struct {
 	// reserved counts tasks in flight that may fetch a new URL, each of
 	// which may add a page to the collection when it commits.
 	reserved int
+	// onFull, if set, is called (with mu held) when the collection fills;
+	// unclaim gives back the victim a task not dispatched had reserved.
+	onFull, unclaim func()
+	// explore keeps new URLs flowing when the collection is full
+	// (refinement: they are fetched, and kept only in a weaker page's
+	// place).
+	explore bool
 }
 
 func newScheduler() *scheduler {
@@ -116,7 +126,7 @@ func (s *scheduler) get(name string, delay time.Duration) *host {
 func (s *scheduler) update(h *host) {
 	work := time.Time{}
 	hasWork := false
-	if h.queued > 0 && !s.full {
+	if h.queued > 0 && (!s.full || s.explore) || len(h.promoted) > 0 {
 		work, hasWork = h.ready, true
 	}
 	if !h.due.IsZero() {
@@ -142,6 +152,26 @@ func (s *scheduler) update(h *host) {
 	}
 }
 
+// setPromoted hands the hosts the ranking's URLs, replacing the last
+// ones.
+func (s *scheduler) setPromoted(byHost map[string][]promotion) {
+	s.mu.Lock()
+	for name, h := range s.hosts {
+		if len(h.promoted) > 0 && byHost[name] == nil {
+			h.promoted = nil
+			s.update(h)
+		}
+	}
+	for name, urls := range byHost {
+		if h, ok := s.hosts[name]; ok {
+			h.promoted = urls
+			s.update(h)
+		}
+	}
+	s.mu.Unlock()
+	s.signal()
+}
+
 // signal wakes the dispatcher to look at the heap again.
 func (s *scheduler) signal() {
 	select {
@@ -158,7 +188,15 @@ func (s *scheduler) setFullLocked(full bool) {
 	}
 	s.full = full
 	for _, h := range s.hosts {
+		if full {
+			// Handed out before the collection filled: they were not
+			// measured against the pages held. The next ranking is.
+			h.promoted = nil
+		}
 		s.update(h)
+	}
+	if full && s.onFull != nil {
+		s.onFull()
 	}
 }
 
@@ -247,6 +285,9 @@ func (l *limiter) wait(ctx context.Context) bool {
 
 // unbusy returns the host of a task that was made but not dispatched.
 func (s *scheduler) unbusy(t task) {
+	if t.claimed {
+		s.unclaim()
+	}
 	s.mu.Lock()
 	t.h.busy = false
 	s.inFly--

@@ -34,8 +34,10 @@ type task struct {
 	h        *host
 	due      time.Time // earliest revisit due; zero if none
 	queued   int
-	full     bool // no new URL may be taken: only revisits
-	reserved bool // counted in scheduler.reserved until released
+	full     bool   // no new URL may be taken from the queue: only revisits
+	promote  string // the ranking's URL to fetch first, if any
+	claimed  bool   // promote enters a full collection: a victim is reserved
+	reserved bool   // counted in scheduler.reserved until released
 	attempts int
 	delay    time.Duration
 }
@@ -63,6 +65,7 @@ type outcome struct {
 	robots   []*encoded // WARC records of robots.txt requests, redirects included
 	sitemaps []string   // sitemap URLs robots.txt pointed to
 	skipped  []uint64   // queue items dropped unfetched (robots-disallowed)
+	given    []string   // page URLs dropped unfetched, for the ranking
 	page     *pageResult
 	err      error // a store read failed: the task is retried later
 }
@@ -72,6 +75,7 @@ type pageResult struct {
 	item       store.Item
 	seq        uint64    // queue position, for a new URL
 	fromDue    time.Time // due time, for a revisit; zero for a new URL
+	promoted   bool      // a new URL the ranking chose, taken out of its queue's order
 	prev       store.Page
 	known      bool // prev is the URL's stored row
 	resp       *fetch.Response
@@ -83,6 +87,7 @@ type pageResult struct {
 	checksum uint64
 	changed  bool
 	links    []extract.Link
+	edges    []string // the links that count, as stageFound found them
 	noindex  bool
 	entries  []extract.SitemapEntry // pages a sitemap lists
 	children []extract.SitemapEntry // sitemaps a sitemap index lists
@@ -97,7 +102,18 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 	now := time.Now()
 	var cands []candidate
 	var err error
-	due := !t.due.IsZero() && !t.due.After(now)
+	if t.promote != "" {
+		cands, err = c.promotedCandidate(t.promote)
+		if err != nil {
+			o.err = err
+			return o
+		}
+		if len(cands) == 0 { // fetched meanwhile: nothing to do this turn
+			return o
+		}
+		t.full = true // the promoted URL, or nothing
+	}
+	due := !t.due.IsZero() && !t.due.After(now) && len(cands) == 0
 	queue := t.queued > 0 && !t.full
 	newFirst := queue && t.h.newTurn
 	if due && !newFirst {
@@ -141,8 +157,20 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 	for _, cand := range cands {
 		u, err := url.Parse(cand.item.URL)
 		if err != nil { // Stored URLs are canonical; this is corruption.
-			o.skipped = append(o.skipped, cand.seq)
+			o.skip(cand)
 			continue
+		}
+		if c.ranker != nil && cand.fromDue.IsZero() && !cand.promoted {
+			// Under an importance ordering a queued URL may have been
+			// fetched already, out of its queue's order.
+			switch _, err := c.store.GetPage(cand.item.URL); {
+			case err == nil:
+				o.skipped = append(o.skipped, cand.seq)
+				continue
+			case !errors.Is(err, store.ErrNotFound):
+				o.err = err
+				return o
+			}
 		}
 		entry, fresh := c.robots.Get(robots.Key(u), now)
 		if !fresh {
@@ -158,12 +186,17 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 			// (After the cache's UnreachableLimit the last good file, or
 			// allow-all, stands in, and the URL is allowed.)
 			o.waitUntil = entry.Expires
+			if cand.promoted {
+				// Not to be handed out again while the host is shut: its
+				// queue brings the URL back when robots.txt can be read.
+				o.given = append(o.given, cand.item.URL)
+			}
 			return o
 		}
 		if !allowed {
 			c.stats.disallowed.Add(1)
 			if cand.fromDue.IsZero() {
-				o.skipped = append(o.skipped, cand.seq)
+				o.skip(cand)
 				continue
 			}
 			// A held page that robots.txt now forbids leaves the collection.
@@ -179,10 +212,38 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 
 // candidate is a URL a task may fetch.
 type candidate struct {
-	item    store.Item
-	seq     uint64
-	fromDue time.Time
-	page    store.Page // the stored row, for a revisit
+	item     store.Item
+	seq      uint64
+	fromDue  time.Time
+	page     store.Page // the stored row, for a revisit
+	promoted bool
+}
+
+// skip drops a candidate unfetched: a queue item leaves its queue; every
+// page URL is given up for the ranking.
+func (o *outcome) skip(cand candidate) {
+	if !cand.promoted {
+		o.skipped = append(o.skipped, cand.seq)
+	}
+	if cand.item.Kind == KindPage {
+		o.given = append(o.given, cand.item.URL)
+	}
+}
+
+// promotedCandidate returns the ranking's URL as a candidate: a URL never
+// fetched, or a page evicted earlier, which comes back; or none if it has
+// been fetched since the ranking.
+func (c *Crawler) promotedCandidate(u string) ([]candidate, error) {
+	p, err := c.store.GetPage(u)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return []candidate{{item: store.Item{URL: u, Kind: KindPage}, promoted: true}}, nil
+	case err != nil:
+		return nil, err
+	case p.Evicted && !p.Held && p.Kind == KindPage:
+		return []candidate{{item: store.Item{URL: u, Kind: KindPage}, promoted: true, page: p}}, nil
+	}
+	return nil, nil
 }
 
 func (c *Crawler) dueCandidates(host string, now time.Time) ([]candidate, error) {
@@ -297,8 +358,8 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 // fetchPage fetches one page or sitemap, conditionally if it is held, and
 // reads what it needs from the answer.
 func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
-	pr := &pageResult{item: cand.item, seq: cand.seq, fromDue: cand.fromDue}
-	if !cand.fromDue.IsZero() {
+	pr := &pageResult{item: cand.item, seq: cand.seq, fromDue: cand.fromDue, promoted: cand.promoted}
+	if !cand.fromDue.IsZero() || cand.promoted && cand.page.URL != "" {
 		// A revisit: its row was read with the due entry. A URL from the
 		// queue has no row: the seen set queues a URL once, and a URL is
 		// only ever fetched again through the due index.

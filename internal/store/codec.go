@@ -168,9 +168,12 @@ func encodePage(p *Page) []byte {
 	b = appendString(b, p.WARCFile)
 	b = binary.AppendVarint(b, p.WARCOffset)
 	b = append(b, p.Kind)
-	held := byte(0)
-	if p.Held {
+	held := byte(0) // 1: held, 2: evicted
+	switch {
+	case p.Held:
 		held = 1
+	case p.Evicted:
+		held = 2
 	}
 	b = append(b, held)
 	b = appendTime(b, p.NextDue)
@@ -208,6 +211,8 @@ func decodePage(b []byte) (Page, error) {
 	case 0:
 	case 1:
 		p.Held = true
+	case 2:
+		p.Evicted = true
 	default:
 		d.fail()
 	}

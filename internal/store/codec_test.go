@@ -36,6 +36,7 @@ func TestPageRoundTrip(t *testing.T) {
 		}},
 		{"kind alone", Page{Kind: 7}},
 		{"held alone", Page{Held: true}},
+		{"evicted", Page{URL: "http://e.test/", Evicted: true, Status: 200}},
 		{"next due alone", Page{NextDue: time.Unix(0, 0).UTC()}},
 		{"payload digest alone", Page{PayloadDigest: "d"}},
 		{"record id alone", Page{RecordID: "r"}},
@@ -166,14 +167,14 @@ func TestPageHeldByte(t *testing.T) {
 		t.Fatalf("layout changed: %x", enc)
 	}
 	for _, tt := range []struct {
-		b    byte
-		held bool
-		ok   bool
-	}{{0, false, true}, {1, true, true}, {2, false, false}, {0xff, false, false}} {
+		b             byte
+		held, evicted bool
+		ok            bool
+	}{{0, false, false, true}, {1, true, false, true}, {2, false, true, true}, {3, false, false, false}, {0xff, false, false, false}} {
 		enc[i] = tt.b
 		p, err := decodePage(enc)
-		if ok := err == nil; ok != tt.ok || p.Held != tt.held || (!ok && !errors.Is(err, ErrCorrupt)) {
-			t.Errorf("Held byte %d: Held = %v, err = %v; want Held %v, ok %v", tt.b, p.Held, err, tt.held, tt.ok)
+		if ok := err == nil; ok != tt.ok || p.Held != tt.held || p.Evicted != tt.evicted || (!ok && !errors.Is(err, ErrCorrupt)) {
+			t.Errorf("Held byte %d: Held = %v, Evicted = %v, err = %v; want %v, %v, ok %v", tt.b, p.Held, p.Evicted, err, tt.held, tt.evicted, tt.ok)
 		}
 	}
 }

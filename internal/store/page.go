@@ -34,6 +34,9 @@ type Page struct {
 	// Held reports whether the page is in the collection: its last fetch
 	// gave content that is kept and revisited.
 	Held bool
+	// Evicted reports a page that left a full collection for a more
+	// important one; it may be taken back. Never set with Held.
+	Evicted bool
 	// NextDue is when the page is next to be revisited; zero if it is not
 	// scheduled. It mirrors the page's entry in the due index.
 	NextDue time.Time
