@@ -44,6 +44,7 @@ const (
 	envCrashSeeds   = "FRESHCRAWL_CRAWLER_CRASH_SEEDS"   // space-separated seed URLs
 	envCrashRevisit = "FRESHCRAWL_CRAWLER_CRASH_REVISIT" // Config.Revisit; unset: the default
 	envCrashPolicy  = "FRESHCRAWL_CRAWLER_CRASH_POLICY"  // Config.Policy
+	envCrashOrder   = "FRESHCRAWL_CRAWLER_CRASH_ORDER"   // Config.Ordering
 	envCrashMinRun  = "FRESHCRAWL_CRAWLER_CRASH_MIN_RUN" // with a revisit interval: see crashWatchRevisits
 	envCrashMaxRun  = "FRESHCRAWL_CRAWLER_CRASH_MAX_RUN" // with a revisit interval: see crashWatchRevisits
 	envCrashKills   = "FRESHCRAWL_CRASH_KILLS"           // kills; default crashKillsShort
@@ -80,6 +81,7 @@ type crashChildConfig struct {
 	revisit time.Duration
 	// policy is Config.Policy.
 	policy Policy
+	order  Ordering
 	// minRun, with revisit set, is how long the child runs at least before
 	// it may find the crawl complete, and maxRun how long at most; see
 	// crashWatchRevisits. With minRun zero the child runs until it is
@@ -92,12 +94,13 @@ func (cc crashChildConfig) env() []string {
 		envCrashDir + "=" + cc.dir, envCrashAddr + "=" + cc.addr, envCrashSeeds + "=" + strings.Join(cc.seeds, " "),
 		envCrashRevisit + "=" + cc.revisit.String(), envCrashMinRun + "=" + cc.minRun.String(),
 		envCrashMaxRun + "=" + cc.maxRun.String(), envCrashPolicy + "=" + string(cc.policy),
+		envCrashOrder + "=" + string(cc.order),
 	}
 }
 
 func crashChildFromEnv(dir string) (crashChildConfig, error) {
 	cc := crashChildConfig{dir: dir, addr: os.Getenv(envCrashAddr), seeds: strings.Fields(os.Getenv(envCrashSeeds)),
-		policy: Policy(os.Getenv(envCrashPolicy))}
+		policy: Policy(os.Getenv(envCrashPolicy)), order: Ordering(os.Getenv(envCrashOrder))}
 	for _, d := range []struct {
 		env string
 		v   *time.Duration
@@ -157,9 +160,13 @@ func crashChild(cc crashChildConfig) error {
 		Delay:   -1,
 		Revisit: cc.revisit,
 		Policy:  cc.policy,
-		Fetch:   fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second},
-		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		OnFetch: func(e Event) { fmt.Fprintln(out, "fetch", e.Status, e.URL, e.Changed) },
+		// Under an importance ordering, URLs are fetched out of their
+		// queues' order; a ranking every 100 ms makes that most fetches.
+		Ordering:     cc.order,
+		RankInterval: 100 * time.Millisecond,
+		Fetch:        fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second},
+		Logger:       slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		OnFetch:      func(e Event) { fmt.Fprintln(out, "fetch", e.Status, e.URL, e.Changed) },
 	})
 	if err != nil {
 		return err
@@ -563,7 +570,15 @@ func crashSeeds(web *simweb.Web) []string {
 //
 // The short form (5 kills) runs in CI; FRESHCRAWL_CRASH_KILLS=25 is the
 // full form.
-func TestCrawlSurvivesKills(t *testing.T) {
+func TestCrawlSurvivesKills(t *testing.T) { crawlSurvivesKills(t, OrderBreadthFirst) }
+
+// TestCrawlSurvivesKillsOrdered is TestCrawlSurvivesKills under PageRank
+// ordering: most URLs are fetched out of their queue's order, at the
+// ranking's bidding, and left in the queue to be passed over when their
+// turn comes; a kill between the two must neither lose nor refetch one.
+func TestCrawlSurvivesKillsOrdered(t *testing.T) { crawlSurvivesKills(t, OrderPageRank) }
+
+func crawlSurvivesKills(t *testing.T, order Ordering) {
 	kills := crashKillCount(t)
 	wcfg := crashWebConfig()
 	web, err := simweb.New(wcfg, &simweb.ManualClock{})
@@ -581,7 +596,7 @@ func TestCrawlSurvivesKills(t *testing.T) {
 
 	dir := t.TempDir()
 	warcDir := filepath.Join(dir, "warc")
-	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds, policy: PolicyUniform}
+	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds, policy: PolicyUniform, order: order}
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	t.Logf("kills: %d, random seed %d", kills, seed)
