@@ -190,6 +190,9 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	p.LastFetch = now
 	p.Fetches++
 	p.Evicted = false
+	if c.ranker != nil && pr.item.Kind == KindPage {
+		p.Weight = c.ranker.weight(pr.item.URL)
+	}
 	v := &store.Visit{Time: now}
 	r.visit = v
 	resp := pr.resp

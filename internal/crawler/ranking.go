@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/rank"
@@ -53,7 +54,12 @@ type ranker struct {
 	taken   map[string]bool
 	claims  int // newcomers in flight into the full collection, each owed a victim
 
-	// Owned by the loop.
+	// weights is each node's importance over the average held page's, as
+	// last ranked, for the refresh policy (weight).
+	weights atomic.Pointer[[]float64]
+
+	// Owned by the loop; idsMu guards ids against weight's reads.
+	idsMu sync.RWMutex
 	ids   map[store.Hash]uint32
 	urls  []string
 	out   [][]uint32
@@ -150,7 +156,9 @@ func (r *ranker) node(h store.Hash, url string) uint32 {
 	v, ok := r.ids[h]
 	if !ok {
 		v = uint32(len(r.urls))
+		r.idsMu.Lock()
 		r.ids[h] = v
+		r.idsMu.Unlock()
 		r.urls = append(r.urls, url)
 		r.out = append(r.out, nil)
 		r.state = append(r.state, stateFrontier)
@@ -347,6 +355,44 @@ func (r *ranker) publish() {
 	r.evict, r.taken = evict, map[string]bool{}
 	r.mu.Unlock()
 	r.c.sched.setPromoted(promoted)
+	r.publishWeights(heldIdx)
+}
+
+// Weights are bounded so that no page takes the whole budget or none.
+const maxWeight = 256
+
+// publishWeights makes each node's importance, over the mean of the held
+// pages', available to weight.
+func (r *ranker) publishWeights(held []int) {
+	mean := 0.0
+	for _, v := range held {
+		mean += r.score[v]
+	}
+	if len(held) == 0 || !(mean > 0) {
+		return
+	}
+	mean /= float64(len(held))
+	w := make([]float64, len(r.score))
+	for v, x := range r.score {
+		w[v] = min(max(x/mean, 1.0/maxWeight), maxWeight)
+	}
+	r.weights.Store(&w)
+}
+
+// weight returns the importance of the page at url over that of the
+// average page held, as last ranked; 0 if it has not been ranked.
+func (r *ranker) weight(url string) float64 {
+	ws := r.weights.Load()
+	if ws == nil {
+		return 0
+	}
+	r.idsMu.RLock()
+	v, ok := r.ids[store.HashURL(url)]
+	r.idsMu.RUnlock()
+	if !ok || int(v) >= len(*ws) {
+		return 0
+	}
+	return (*ws)[v]
 }
 
 // rowState is the ranking's view of a stored page row: held, evicted

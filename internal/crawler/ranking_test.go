@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -193,5 +194,66 @@ func TestRefinement(t *testing.T) {
 	t.Logf("breadth-first ordering: %.4f of the ideal mass", bfs)
 	if bfs >= share {
 		t.Errorf("breadth-first %.4f holds as much as PageRank ordering %.4f", bfs, share)
+	}
+}
+
+// TestImportanceWeights: under PageRank ordering each page fetched takes
+// its importance over the average held page's as its refresh weight
+// (Page.Weight, §5.6): after a few rounds of revisits the held pages carry
+// weights of mean about 1 (over pages weighed at their last fetch) that
+// differ from page to page, and the planner never gives a heavier page of
+// the same change rate a longer interval, and over some rates a shorter.
+func TestImportanceWeights(t *testing.T) {
+	sc := simweb.DefaultConfig()
+	sc.Hosts, sc.PagesPerHost = 6, 40
+	sc.Churn = 0
+	web, addr := testWeb(t, sc, 3600)
+	cfg := testConfig(t, t.TempDir(), addr)
+	cfg.Seeds = seedsOf(web)
+	cfg.Delay = -1
+	cfg.Ordering = OrderPageRank
+	cfg.RankInterval = 200 * time.Millisecond
+	cfg.Revisit = time.Second
+	cfg.TimeScale = 3600
+	c := crawlUntil(t, cfg, 1500, 20*time.Second)
+	defer c.Close()
+	var ws []float64
+	err := c.store.ForEachPage(func(p store.Page) error {
+		if p.Held && p.Kind == KindPage && p.Weight > 0 {
+			ws = append(ws, p.Weight)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) < 100 {
+		t.Fatalf("only %d held pages weighed", len(ws))
+	}
+	mean := 0.0
+	for _, w := range ws {
+		mean += w
+	}
+	mean /= float64(len(ws))
+	t.Logf("%d held pages weighed, mean weight %.3f, from %.3f to %.2f", len(ws), mean, slices.Min(ws), slices.Max(ws))
+	if mean < 0.5 || mean > 2 || slices.Max(ws) < 2*slices.Min(ws) {
+		t.Errorf("weights of mean %.3f from %.3f to %.3f: want a mean about 1 and a spread", mean, slices.Min(ws), slices.Max(ws))
+	}
+	if c.planner == nil {
+		t.Fatal("no refresh plan")
+	}
+	shorter := 0
+	for e := -8.0; e <= 2; e += 0.5 {
+		rate := math.Pow(10, e)
+		heavy, light := c.planner.Interval(rate, 4), c.planner.Interval(rate, 0.25)
+		if heavy > light {
+			t.Errorf("rate %.3g: a page of weight 4 every %.4g s, of weight 1/4 every %.4g s", rate, heavy, light)
+		}
+		if heavy < light {
+			shorter++
+		}
+	}
+	if shorter == 0 {
+		t.Error("at no rate does the heavier page come more often")
 	}
 }

@@ -122,9 +122,11 @@ func censoringOf(p *store.Page) censoring {
 	return censoring{allChanged: st.Count(), mean: mean, short: st.MinChanged()*6 <= mean}
 }
 
-// pageWeight is a page's importance, the weight of its freshness (§5.6).
-// Until importance is computed (ranking), every page weighs 1.
-func pageWeight(*store.Page) float64 { return 1 }
+// pageWeight is a page's importance, the weight of its freshness (§5.6):
+// under an importance ordering its PageRank or backlinks over the average
+// held page's, as last ranked when it was fetched (Page.Weight), else 1.
+// The planner reads zero as 1.
+func pageWeight(p *store.Page) float64 { return p.Weight }
 
 // openRefresh sets up the refresh policy: for a planned policy it builds
 // the planner from the store's counters, or, if they do not account for

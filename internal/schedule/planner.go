@@ -287,12 +287,12 @@ func (p *Planner) Interval(rate, weight float64) float64 {
 	if p.cfg.Rule != Cost && (p.dirty || p.moved >= max(minResolve, resolveShare*p.pages, float64(len(p.bins)))) {
 		p.solve()
 	}
-	x := p.x
+	x, lo, hi := p.x, p.cfg.MinInterval, p.cfg.MaxInterval
 	p.mu.Unlock()
 	if x == 0 && p.cfg.Rule != Cost {
-		return p.cfg.MaxInterval
+		return hi
 	}
-	return p.interval(p.freq(rate, weightOr1(weight), x))
+	return bound(p.freq(rate, weightOr1(weight), x), lo, hi)
 }
 
 // Frequency returns 1/Interval.
@@ -300,13 +300,18 @@ func (p *Planner) Frequency(rate, weight float64) float64 {
 	return 1 / p.Interval(rate, weight)
 }
 
-// interval bounds 1/f to the configured range.
+// interval bounds 1/f to the configured range. The caller holds p.mu.
 func (p *Planner) interval(f float64) float64 {
-	I := p.cfg.MaxInterval
+	return bound(f, p.cfg.MinInterval, p.cfg.MaxInterval)
+}
+
+// bound returns 1/f within [lo, hi]: hi for a frequency of zero.
+func bound(f, lo, hi float64) float64 {
+	I := hi
 	if f > 0 {
-		I = min(1/f, p.cfg.MaxInterval)
+		I = min(1/f, hi)
 	}
-	return max(I, p.cfg.MinInterval)
+	return max(I, lo)
 }
 
 // freq is the rule's unbounded frequency for one page at parameter x.

@@ -12,7 +12,7 @@ import (
 const (
 	// pageVersion 3 added Change, Rate and Checked, version 4 Interval and
 	// Modified; rows of versions 2 and 3 still decode.
-	pageVersion = 4
+	pageVersion = 5
 	// visitVersion 2 added Modified; rows of version 1 still decode.
 	visitVersion = 2
 )
@@ -185,7 +185,8 @@ func encodePage(p *Page) []byte {
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Rate))
 	b = appendTime(b, p.Checked)
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Interval))
-	return appendTime(b, p.Modified)
+	b = appendTime(b, p.Modified)
+	return binary.BigEndian.AppendUint64(b, math.Float64bits(p.Weight))
 }
 
 func decodePage(b []byte) (Page, error) {
@@ -231,6 +232,9 @@ func decodePage(b []byte) (Page, error) {
 	if v >= 4 {
 		p.Interval = math.Float64frombits(d.uint64())
 		p.Modified = d.time()
+	}
+	if v >= 5 {
+		p.Weight = math.Float64frombits(d.uint64())
 	}
 	if err := d.finish("page"); err != nil {
 		return Page{}, err

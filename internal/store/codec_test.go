@@ -58,7 +58,7 @@ func TestPageRoundTrip(t *testing.T) {
 			Kind: math.MaxUint8, Held: true, NextDue: maxTime, CaptureTime: maxTime,
 			PayloadDigest: "\xff", RecordID: string(bytes.Repeat([]byte("r"), 300)), Location: "\x00",
 			Change: bytes.Repeat([]byte{0xff}, 5000), Rate: math.MaxFloat64, Checked: maxTime,
-			Interval: math.Inf(1), Modified: maxTime,
+			Interval: math.Inf(1), Modified: maxTime, Weight: 123.5,
 		}},
 		{"min", Page{
 			FirstSeen:   time.Unix(-1<<62, 0).UTC(),
@@ -159,10 +159,10 @@ func TestDecodeCorrupt(t *testing.T) {
 func TestPageHeldByte(t *testing.T) {
 	// With every field after Kind empty, Held is the byte after Kind, which
 	// is followed by six one-byte fields (two zero times, four empty
-	// strings), the 8-byte Rate, one more zero time, the 8-byte Interval
-	// and a last zero time.
+	// strings), the 8-byte Rate, one more zero time, the 8-byte Interval,
+	// a zero time and the 8-byte Weight.
 	enc := encodePage(&Page{Kind: 0xab})
-	i := len(enc) - 25
+	i := len(enc) - 33
 	if enc[i-1] != 0xab || enc[i] != 0 {
 		t.Fatalf("layout changed: %x", enc)
 	}
@@ -256,11 +256,16 @@ func TestDecodeOlderVersions(t *testing.T) {
 	p := Page{URL: "u", Status: 200, Held: true, Change: []byte{1}, Rate: 2}
 	b := encodePage(&p)
 	// A version-2 row is the same bytes without Change, Rate, Checked,
-	// Interval and Modified; version 3 without the last two.
-	old := append([]byte{2}, b[1:len(b)-len(appendString(nil, string(p.Change)))-8-1-8-1]...)
-	v3 := append([]byte{3}, b[1:len(b)-8-1]...)
+	// Interval, Modified and Weight; version 3 without the last three;
+	// version 4 without Weight.
+	old := append([]byte{2}, b[1:len(b)-len(appendString(nil, string(p.Change)))-8-1-8-1-8]...)
+	v3 := append([]byte{3}, b[1:len(b)-8-1-8]...)
 	if got, err := decodePage(v3); err != nil || !reflect.DeepEqual(got, p) {
 		t.Errorf("version 3 page = %+v, %v; want %+v", got, err, p)
+	}
+	v4 := append([]byte{4}, b[1:len(b)-8]...)
+	if got, err := decodePage(v4); err != nil || !reflect.DeepEqual(got, p) {
+		t.Errorf("version 4 page = %+v, %v; want %+v", got, err, p)
 	}
 	got, err := decodePage(old)
 	if err != nil {

@@ -62,6 +62,10 @@ type Page struct {
 	// Modified is when the page was last known to change: the trusted
 	// Last-Modified, else the visit that saw the change; zero if unknown.
 	Modified time.Time
+	// Weight is the page's importance as the refresh policy weighs its
+	// freshness (dissertation §5.6): its PageRank or backlinks over those
+	// of the average page held, as last ranked; zero if not ranked.
+	Weight float64
 }
 
 // Visit is one fetch of a page as the change-rate estimators see it.
