@@ -15,6 +15,10 @@
 #   HOSTS [200]  PAGES [500]   size of the web
 #   DELAY [200ms]              crawl -delay, and the audit's threshold
 #   DURATION [60s]             length of the crawl
+#   ORDERING [breadth-first]   crawl -ordering (pagerank and backlink take
+#                              URLs out of their queues' order)
+#   MAX_PAGES [0]              crawl -max-pages (with an importance
+#                              ordering, a full collection keeps exploring)
 #   WEB_PORT [18095]           loopback port of the web (control: +1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +27,8 @@ HOSTS=${HOSTS:-200}
 PAGES=${PAGES:-500}
 DELAY=${DELAY:-200ms}
 DURATION=${DURATION:-60s}
+ORDERING=${ORDERING:-breadth-first}
+MAX_PAGES=${MAX_PAGES:-0}
 WEB_PORT=${WEB_PORT:-18095}
 CONTROL_PORT=$((WEB_PORT + 1))
 
@@ -54,12 +60,12 @@ delayed=$(grep -o '"crawl_delay": *[0-9]*' "$tmp/hosts.json" | wc -l)
 log "crawling $HOSTS × $PAGES pages with -delay $DELAY for $DURATION"
 "$tmp/freshcrawl" crawl -seeds "$tmp/seeds.txt" -data "$tmp/data" -scope any -allow-private \
 	-resolve "*.test=127.0.0.1:$WEB_PORT" -delay "$DELAY" -budget 0 -workers 256 -for "$DURATION" \
-	-progress 10s -log-level error >"$tmp/crawl.out" 2>"$tmp/crawl.err" || die "crawl failed: $(cat "$tmp/crawl.err")"
+	-ordering "$ORDERING" -max-pages "$MAX_PAGES" -rank-interval 1s -progress 10s -log-level error >"$tmp/crawl.out" 2>"$tmp/crawl.err" || die "crawl failed: $(cat "$tmp/crawl.err")"
 curl -fs "http://127.0.0.1:$CONTROL_PORT/audit" >"$tmp/audit.json"
 field() { grep -o "\"$1\": *[0-9]*" "$tmp/audit.json" | head -1 | grep -o '[0-9]*$'; }
 
 printf '\n%-40s %s\n' "web" "$HOSTS hosts × $PAGES pages, speed 1, $delayed hosts declare a Crawl-delay"
-printf '%-40s %s\n' "crawl" "-delay $DELAY -budget 0, $DURATION"
+printf '%-40s %s\n' "crawl" "-delay $DELAY -budget 0 -ordering $ORDERING -max-pages $MAX_PAGES, $DURATION"
 printf '%-40s %s\n' "crawler summary" "$(tail -1 "$tmp/crawl.out")"
 printf '%-40s %s\n' "requests audited" "$(field requests)"
 printf '%-40s %s\n' "hosts requested" "$(field hosts)"
