@@ -1,10 +1,15 @@
 package rank
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 
+	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
@@ -146,4 +151,135 @@ func Mean(curve []float64) float64 {
 		s += x
 	}
 	return s / float64(len(curve))
+}
+
+// Ch2TopicResult is the similarity crawl of dissertation §2.5.4: which
+// pages of the closed world are hot for the topic word, and the visit
+// order of each ordering under the basic two-queue crawler (Algorithm
+// 2.5.2) and with the distance rule (Algorithm 2.5.3).
+type Ch2TopicResult struct {
+	Word          string
+	Pages, Hot    int
+	Hotness       []float64 // 1 for a hot page, else 0: I(p) = IS(p), binary
+	Basic, Nearby map[Ordering][]uint32
+}
+
+// Ch2Topic renders every page reachable from the first site's home page
+// of the web of cfg at time zero, as a virtual crawler reads a repository:
+// a page is hot if the word is in its title or 10 or more times in it
+// (the code's form, spec 3.5), and a link names the topic if the word is
+// in its anchor text or its URL. Then it crawls that world from the home
+// page in breadth-first, backlink and PageRank order, with two queues,
+// without and with the distance rule.
+func Ch2Topic(cfg Ch2Config, word string) (*Ch2TopicResult, error) {
+	web, err := simweb.New(cfg.Web, &simweb.ManualClock{})
+	if err != nil {
+		return nil, err
+	}
+	slotOf := map[string]int{}
+	var urls []string
+	web.Snapshot(0, func(u string, _ simweb.Version) {
+		slotOf[u] = len(urls)
+		urls = append(urls, u)
+	})
+	start := web.SiteHome(0)
+	id := map[int]int{start: 0}
+	queue := []int{start}
+	var hot []bool
+	var outs [][]int
+	var named [][]bool
+	wordB := []byte(word)
+	for i := 0; i < len(queue); i++ {
+		u := urls[queue[i]]
+		rec := httptest.NewRecorder()
+		web.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, u, nil))
+		body := rec.Body.Bytes()
+		title := body
+		if a := bytes.Index(body, []byte("<title>")); a >= 0 {
+			if b := bytes.Index(body[a:], []byte("</title>")); b >= 0 {
+				title = body[a : a+b]
+			}
+		}
+		hot = append(hot, bytes.Contains(title, wordB) || bytes.Count(body, wordB) >= 10)
+		var out []int
+		var nm []bool
+		if rec.Code == http.StatusOK {
+			res, err := extract.Links(bytes.NewReader(body), u, rec.Header().Get("Content-Type"), extract.Options{})
+			if err != nil {
+				return nil, fmt.Errorf("rank: topic world: %w", err)
+			}
+			seen := map[int]int{}
+			for _, l := range res.Links {
+				slot, ok := slotOf[l.URL]
+				if !ok {
+					continue
+				}
+				v, ok := id[slot]
+				if !ok {
+					v = len(queue)
+					id[slot] = v
+					queue = append(queue, slot)
+				}
+				isNamed := strings.Contains(l.Anchor, word) || strings.Contains(l.URL, word)
+				if k, dup := seen[v]; dup {
+					nm[k] = nm[k] || isNamed
+					continue
+				}
+				seen[v] = len(out)
+				out = append(out, v)
+				nm = append(nm, isNamed)
+			}
+		}
+		outs = append(outs, out)
+		named = append(named, nm)
+	}
+	var b Builder
+	b.AddNode(uint32(len(queue) - 1))
+	for u, out := range outs {
+		for _, v := range out {
+			b.AddEdge(uint32(u), uint32(v))
+		}
+	}
+	fwd, err := b.Reversed().Build(BuildOptions{})
+	if err != nil {
+		return nil, err
+	}
+	res := &Ch2TopicResult{Word: word, Pages: len(queue), Hotness: make([]float64, len(queue)),
+		Basic: map[Ordering][]uint32{}, Nearby: map[Ordering][]uint32{}}
+	for v, h := range hot {
+		if h {
+			res.Hot++
+			res.Hotness[v] = 1
+		}
+	}
+	orderings := []Ordering{OrderBreadthFirst, OrderBacklink, OrderPageRank}
+	type job struct {
+		o      Ordering
+		nearby bool
+	}
+	var jobs []job
+	for _, o := range orderings {
+		jobs = append(jobs, job{o, false}, job{o, true})
+	}
+	orders := make([][]uint32, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() {
+			orders[i], errs[i] = TopicCrawl(fwd, 0, j.o, CrawlOptions{Every: cfg.Every, Seed: cfg.Seed},
+				&Topic{Hot: hot, Named: named, Distance: j.nearby})
+		})
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if j.nearby {
+			res.Nearby[j.o] = orders[i]
+		} else {
+			res.Basic[j.o] = orders[i]
+		}
+	}
+	return res, nil
 }

@@ -65,6 +65,32 @@ type CrawlOptions struct {
 // pages sinks (DanglingSink), recomputed every opts.Every visits, ties
 // broken by discovery order.
 func Crawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions) ([]uint32, error) {
+	return TopicCrawl(fwd, seed, o, opts, nil)
+}
+
+// Topic is what the similarity crawlers of dissertation §2.5.4 know of a
+// topic (Algorithms 2.5.2 and 2.5.3): which pages are hot (the topic word
+// in the title, or at least 10 times in the body: the code's ≥ 10, spec
+// 3.5) once visited, and which links name it (in the anchor text or the
+// target's URL).
+type Topic struct {
+	Hot []bool
+	// Named[u][i] says whether page u's i-th out-link (in the order of
+	// fwd.In(u)) has the topic word in its anchor text or URL.
+	Named [][]bool
+	// Distance adds Algorithm 2.5.3's rule: a URL within distance 2 of a
+	// hot page visited (distance_from_hotpage < 3) goes to the hot queue
+	// too. A URL already queued is moved there when it qualifies later
+	// (the pseudo-code's intent, spec 3.5's switch, on).
+	Distance bool
+}
+
+// TopicCrawl is Crawl with two queues, as Algorithm 2.5.2 has them: URLs
+// that name the topic, or (with topic.Distance) lie near a hot page, go to
+// the hot queue, the others to the URL queue, and the next page always
+// comes from the hot queue while it has any, each queue ordered by o. A nil
+// topic is Crawl's single queue.
+func TopicCrawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions, topic *Topic) ([]uint32, error) {
 	// fwd.In(u) must be u's out-links: the caller passes the reversed graph
 	// (see Builder.Reversed).
 	n := fwd.Nodes()
@@ -73,6 +99,9 @@ func Crawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions) ([]uint32, er
 	}
 	if o > OrderRandom {
 		return nil, fmt.Errorf("rank: %v", o)
+	}
+	if topic != nil && (len(topic.Hot) != n || len(topic.Named) != n) {
+		return nil, fmt.Errorf("rank: topic of %d and %d pages for a graph of %d", len(topic.Hot), len(topic.Named), n)
 	}
 	every := max(opts.Every, 1)
 	limit := opts.Limit
@@ -85,34 +114,54 @@ func Crawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions) ([]uint32, er
 		found[i] = unseen
 	}
 	visited := make([]bool, n)
+	inHot := make([]bool, n)
 	order := make([]uint32, 0, min(limit, n))
 	nFound := int32(0)
-
-	var fifo []uint32      // breadth-first
-	var pool []uint32      // random
-	ib := make([]int32, 0) // backlink: IB' of each node
-	var pq scoreHeap       // backlink and pagerank
-	var known Builder      // pagerank: the links of visited pages
-	var ir []float64       // pagerank: IR' at the last computation
-	var fresh []uint32     // pagerank: discovered since the last computation
+	var dist []int8 // distance from a hot page visited, capped at 3
+	if topic != nil && topic.Distance {
+		dist = make([]int8, n)
+		for i := range dist {
+			dist[i] = 3
+		}
+	}
+	var ib []int32
 	if o == OrderBacklink {
 		ib = make([]int32, n)
 	}
-	discover := func(v uint32) {
-		if found[v] != unseen {
+	var known Builder           // pagerank: the links of visited pages
+	var ir []float64            // pagerank: IR' at the last computation
+	queues := [2]*queue{{}, {}} // hot, url
+	score := func(v uint32) float64 {
+		switch o {
+		case OrderBacklink:
+			return float64(ib[v])
+		case OrderPageRank:
+			if int(v) < len(ir) {
+				return ir[v]
+			}
+		}
+		return 0
+	}
+	// live says whether an entry of queue q for v is current.
+	live := func(v uint32, q int) bool { return !visited[v] && inHot[v] == (q == 0) }
+	push := func(v uint32) {
+		q := 1
+		if inHot[v] {
+			q = 0
+		}
+		queues[q].push(o, scored{v: v, score: score(v), tie: found[v]})
+	}
+	discover := func(v uint32, hot bool) {
+		if found[v] == unseen {
+			found[v] = nFound
+			nFound++
+			inHot[v] = hot
+			push(v)
 			return
 		}
-		found[v] = nFound
-		nFound++
-		switch o {
-		case OrderBreadthFirst:
-			fifo = append(fifo, v)
-		case OrderRandom:
-			pool = append(pool, v)
-		case OrderBacklink:
-			heap.Push(&pq, scored{v: v, score: float64(ib[v]), tie: found[v]})
-		case OrderPageRank:
-			fresh = append(fresh, v)
+		if hot && !inHot[v] && !visited[v] {
+			inHot[v] = true // promoted: the URL-queue entry goes stale
+			push(v)
 		}
 	}
 	rerank := func() error {
@@ -130,60 +179,33 @@ func Crawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions) ([]uint32, er
 			return err
 		}
 		ir = res.Rank
-		pq = pq[:0]
-		for v := range found {
-			if found[v] != unseen && !visited[v] {
-				pq = append(pq, scored{v: uint32(v), score: ir[v], tie: found[v]})
-			}
+		for q, qu := range queues {
+			qu.rebuild(func(yield func(scored)) {
+				for v := range found {
+					if found[v] != unseen && live(uint32(v), q) {
+						yield(scored{v: uint32(v), score: ir[v], tie: found[v]})
+					}
+				}
+			})
 		}
-		heap.Init(&pq)
-		fresh = fresh[:0]
 		return nil
 	}
 	next := func() (uint32, bool) {
-		switch o {
-		case OrderBreadthFirst:
-			if len(fifo) == 0 {
-				return 0, false
-			}
-			v := fifo[0]
-			fifo = fifo[1:]
-			return v, true
-		case OrderRandom:
-			if len(pool) == 0 {
-				return 0, false
-			}
-			i := int(splitmix.Hash2(opts.Seed, uint64(len(order))) % uint64(len(pool)))
-			v := pool[i]
-			pool[i] = pool[len(pool)-1]
-			pool = pool[:len(pool)-1]
-			return v, true
-		case OrderBacklink:
-			for pq.Len() > 0 {
-				s := heap.Pop(&pq).(scored)
-				if !visited[s.v] && s.score == float64(ib[s.v]) { // not a stale entry
-					return s.v, true
+		for q, qu := range queues {
+			for {
+				s, ok := qu.pop(o, opts.Seed, uint64(len(order)))
+				if !ok {
+					break
 				}
-			}
-			return 0, false
-		default: // OrderPageRank
-			if pq.Len() == 0 && len(fresh) > 0 {
-				// Pages found since the last computation, none ranked
-				// yet: the oldest first, as breadth-first would.
-				v := fresh[0]
-				fresh = fresh[1:]
-				return v, true
-			}
-			for pq.Len() > 0 {
-				s := heap.Pop(&pq).(scored)
-				if !visited[s.v] {
-					return s.v, true
+				if !live(s.v, q) || o == OrderBacklink && s.score != float64(ib[s.v]) {
+					continue // stale
 				}
+				return s.v, true
 			}
-			return 0, false
 		}
+		return 0, false
 	}
-	discover(seed)
+	discover(seed, false)
 	for len(order) < limit {
 		if o == OrderPageRank && len(order)%every == 0 && len(order) > 0 {
 			if err := rerank(); err != nil {
@@ -196,20 +218,84 @@ func Crawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions) ([]uint32, er
 		}
 		visited[p] = true
 		order = append(order, p)
-		for _, v := range fwd.In(p) { // p's out-links
+		if dist != nil && topic.Hot[p] {
+			dist[p] = 0
+		}
+		for i, v := range fwd.In(p) { // p's out-links
 			switch o {
 			case OrderBacklink:
 				ib[v]++
-				if !visited[v] && found[v] != unseen {
-					heap.Push(&pq, scored{v: v, score: float64(ib[v]), tie: found[v]})
-				}
 			case OrderPageRank:
 				known.AddEdge(p, v)
 			}
-			discover(v)
+			hot := false
+			if topic != nil {
+				hot = topic.Named[p][i]
+				if dist != nil {
+					dist[v] = min(dist[v], dist[p]+1)
+					hot = hot || dist[v] < 3
+				}
+			}
+			if o == OrderBacklink && found[v] != unseen && !visited[v] && !(hot && !inHot[v]) {
+				push(v) // its IB' grew: a fresh entry, the old one stale
+			}
+			discover(v, hot)
 		}
 	}
 	return order, nil
+}
+
+// queue is one of a crawl's URL queues under an ordering: first in, first
+// out for breadth-first, a pool for random, a heap by score otherwise.
+// Entries may go stale; the caller skips them.
+type queue struct {
+	fifo []scored
+	head int
+	pool []scored
+	heap scoreHeap
+}
+
+func (q *queue) push(o Ordering, s scored) {
+	switch o {
+	case OrderBreadthFirst:
+		q.fifo = append(q.fifo, s)
+	case OrderRandom:
+		q.pool = append(q.pool, s)
+	default:
+		heap.Push(&q.heap, s)
+	}
+}
+
+func (q *queue) pop(o Ordering, seed, step uint64) (scored, bool) {
+	switch o {
+	case OrderBreadthFirst:
+		if q.head == len(q.fifo) {
+			return scored{}, false
+		}
+		s := q.fifo[q.head]
+		q.head++
+		return s, true
+	case OrderRandom:
+		if len(q.pool) == 0 {
+			return scored{}, false
+		}
+		i := int(splitmix.Hash2(seed, step^uint64(len(q.pool))<<32) % uint64(len(q.pool)))
+		s := q.pool[i]
+		q.pool[i] = q.pool[len(q.pool)-1]
+		q.pool = q.pool[:len(q.pool)-1]
+		return s, true
+	}
+	if q.heap.Len() == 0 {
+		return scored{}, false
+	}
+	return heap.Pop(&q.heap).(scored), true
+}
+
+// rebuild replaces the heap's entries with those all yields.
+func (q *queue) rebuild(all func(yield func(scored))) {
+	q.heap = q.heap[:0]
+	all(func(s scored) { q.heap = append(q.heap, s) })
+	heap.Init(&q.heap)
 }
 
 // Reversed returns a builder of b's edges reversed: the graph it builds

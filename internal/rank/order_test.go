@@ -174,3 +174,40 @@ func TestOrderingShape(t *testing.T) {
 		t.Errorf("pagerank ordering %.3f behind backlink ordering %.3f", pr, back)
 	}
 }
+
+// TestTopicCrawl checks the two queues of Algorithm 2.5.2 and the
+// distance rule of 2.5.3 on a small graph: 0 links to 1, 2 and 3, only
+// the link to 3 naming the topic; 3 is hot and links to 4, which links to
+// 5, which links to 6; 1 links to 7.
+func TestTopicCrawl(t *testing.T) {
+	edges := [][2]uint32{{0, 1}, {0, 2}, {0, 3}, {1, 7}, {3, 4}, {4, 5}, {5, 6}}
+	g := forward(t, 8, edges)
+	hot := make([]bool, 8)
+	hot[3] = true
+	named := make([][]bool, 8)
+	for u := range named {
+		named[u] = make([]bool, len(g.In(uint32(u))))
+	}
+	for i, v := range g.In(0) {
+		named[0][i] = v == 3
+	}
+	crawl := func(distance bool) []uint32 {
+		order, err := TopicCrawl(g, 0, OrderBreadthFirst, CrawlOptions{}, &Topic{Hot: hot, Named: named, Distance: distance})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return order
+	}
+	// Basic: 3 jumps the URL queue; 4 found from it waits behind 1 and 2.
+	if got, want := crawl(false), []uint32{0, 3, 1, 2, 4, 7, 5, 6}; !slices.Equal(got, want) {
+		t.Errorf("two queues: %v, want %v", got, want)
+	}
+	// Distance: 4 (distance 1) and 5 (distance 2) go to the hot queue; 6
+	// (distance 3) does not.
+	if got, want := crawl(true), []uint32{0, 3, 4, 5, 1, 2, 6, 7}; !slices.Equal(got, want) {
+		t.Errorf("with the distance rule: %v, want %v", got, want)
+	}
+	if _, err := TopicCrawl(g, 0, OrderBreadthFirst, CrawlOptions{}, &Topic{Hot: hot[:3]}); err == nil {
+		t.Error("a topic of the wrong size accepted")
+	}
+}
