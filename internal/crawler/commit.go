@@ -598,16 +598,16 @@ func (c *Crawler) rankUpdates(us []rankUpdate, o *outcome, r *record) []rankUpda
 	if pr.disallowed {
 		u.state = stateGone
 	}
-	if resp := pr.resp; resp != nil && resp.Status >= 200 && resp.Status < 300 {
+	if resp := pr.resp; resp != nil && resp.Status >= 200 && resp.Status < 300 && pr.read {
 		u.setLinks, u.links = true, pr.edges
 	}
 	return append(us, u)
 }
 
 // stageLinks keeps the link graph in step with a page's answer: a page
-// with content has its edges replaced (none if it links nowhere, or is
-// not HTML); a page gone or moved (4xx, 3xx) has them removed; a 304 or a
-// failure leaves them as they were.
+// with new content has its edges replaced (none if it links nowhere, or
+// is not HTML); a page gone or moved (4xx, 3xx) has them removed; the
+// same content again, a 304 or a failure leaves them as they were.
 func (c *Crawler) stageLinks(txn *store.Txn, pr *pageResult, edges []string) error {
 	resp := pr.resp
 	if resp == nil || pr.item.Kind != KindPage {
@@ -615,6 +615,9 @@ func (c *Crawler) stageLinks(txn *store.Txn, pr *pageResult, edges []string) err
 	}
 	switch s := resp.Status; {
 	case s >= 200 && s < 300:
+		if !pr.read {
+			return nil
+		}
 		return txn.SetLinks(pr.item.URL, edges)
 	case s >= 300 && s < 500 && s != http.StatusNotModified && s != http.StatusTooManyRequests:
 		if pr.known {

@@ -9,10 +9,11 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
-// TestLinkGraphRecorded crawls a static simweb and checks the link graph
-// the crawl recorded against simweb's own: every page fetched with content
-// has exactly the out-links its slot carries, and the graph's nodes are
-// named by their URLs.
+// TestLinkGraphRecorded crawls a static simweb, revisiting every page
+// each second, and checks the link graph the crawl recorded against
+// simweb's own: every page fetched with content has exactly the out-links
+// its slot carries, after revisits that found the same content too, and
+// the graph's nodes are named by their URLs.
 func TestLinkGraphRecorded(t *testing.T) {
 	sc := simweb.DefaultConfig()
 	sc.Hosts, sc.PagesPerHost = 4, 40
@@ -23,6 +24,7 @@ func TestLinkGraphRecorded(t *testing.T) {
 	cfg := testConfig(t, dir, addr)
 	cfg.Seeds = seedsOf(web)
 	cfg.Delay = -1
+	cfg.Revisit = time.Second
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +34,11 @@ func TestLinkGraphRecorded(t *testing.T) {
 	if err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
+	st := c.Stats()
 	c.Close()
+	if st.Pages < 2*st.Held {
+		t.Fatalf("%d fetches for %d pages held: too few revisits to test", st.Pages, st.Held)
+	}
 
 	slotOf := map[string]int{}
 	web.Snapshot(web.Clock().Now(), func(u string, v simweb.Version) { slotOf[u] = len(slotOf) })

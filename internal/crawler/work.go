@@ -88,6 +88,7 @@ type pageResult struct {
 	changed  bool
 	links    []extract.Link
 	edges    []string // the links that count, as stageFound found them
+	read     bool     // new content was read: links and entries are its own
 	noindex  bool
 	entries  []extract.SitemapEntry // pages a sitemap lists
 	children []extract.SitemapEntry // sitemaps a sitemap index lists
@@ -437,6 +438,7 @@ func (c *Crawler) analyse(pr *pageResult) {
 	if pr.known && pr.prev.Held && !pr.changed {
 		return // Same content: its links and entries are known already.
 	}
+	pr.read = true
 	ctype := r.Header.Get("Content-Type")
 	if pr.item.Kind == KindSitemap {
 		res, err := extract.Sitemap(bytes.NewReader(body), ctype, DefaultSitemapURLs)
