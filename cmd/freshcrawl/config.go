@@ -37,6 +37,7 @@ type crawlFile struct {
 	Policy         *string  `toml:"policy"`
 	Ordering       *string  `toml:"ordering"`
 	RankInterval   *string  `toml:"rank-interval"`
+	Topic          *string  `toml:"topic"`
 	Objective      *string  `toml:"objective"`
 	CrawlCost      *string  `toml:"crawl-cost"`
 	MaxRevisit     *string  `toml:"max-revisit"`
@@ -151,6 +152,7 @@ func (f *crawlFile) settings(dir string) []setting {
 	str("policy", "policy", f.Policy)
 	str("ordering", "ordering", f.Ordering)
 	str("rank-interval", "rank-interval", f.RankInterval)
+	str("topic", "topic", f.Topic)
 	str("objective", "objective", f.Objective)
 	str("crawl-cost", "crawl-cost", f.CrawlCost)
 	str("max-revisit", "max-revisit", f.MaxRevisit)

@@ -60,6 +60,7 @@ func TestExampleConfig(t *testing.T) {
 		Policy:         crawler.PolicyOptimal,
 		Ordering:       crawler.OrderBreadthFirst,
 		RankInterval:   5 * time.Second,
+		Topic:          "computer",
 		Objective:      crawler.ObjectiveFreshness,
 		CrawlCost:      time.Hour,
 	}

@@ -100,6 +100,7 @@ type crawlOptions struct {
 	policy         string
 	ordering       string
 	rankInterval   time.Duration
+	topic          string
 	objective      string
 	crawlCost      time.Duration
 	maxRevisit     time.Duration
@@ -124,7 +125,8 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.dataDir, "data", defaultDataDir, "data `directory`: state/ (Pebble) and warc/ (WARC files); an existing one is resumed")
 	fs.DurationVar(&o.runFor, "for", 0, "stop after this `duration` (0: run until interrupted)")
 	fs.IntVar(&o.maxPages, "max-pages", 0, "collection capacity: once this many pages are held, breadth-first order only revisits; backlink or pagerank order goes on exploring and keeps a newcomer in the place of a less important page, which leaves (0: no limit)")
-	fs.StringVar(&o.ordering, "ordering", string(crawler.OrderBreadthFirst), "order of new URLs: breadth-first (each host's in the order found), backlink (most links from pages fetched) or pagerank (highest PageRank over the graph fetched)")
+	fs.StringVar(&o.ordering, "ordering", string(crawler.OrderBreadthFirst), "order of new URLs: breadth-first (each host's in the order found), backlink (most links from pages fetched), pagerank (highest PageRank over the graph fetched) or topic (URLs named by -topic in their link text or URL, or near a page about it, first)")
+	fs.StringVar(&o.topic, "topic", "", "the `word` -ordering topic looks for")
 	fs.DurationVar(&o.rankInterval, "rank-interval", crawler.DefaultRankInterval, "how often -ordering recomputes importance")
 	fs.Float64Var(&o.budget, "budget", defaultBudget, "fetches per second over all hosts (0: no limit but -delay and -workers)")
 	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "least gap between two requests to one host (0: none, for your own servers only)")
@@ -273,6 +275,10 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		return crawler.Config{}, usagef("-policy %q: want one of %v", o.policy, crawler.Policies)
 	case !slices.Contains(crawler.Orderings, crawler.Ordering(o.ordering)):
 		return crawler.Config{}, usagef("-ordering %q: want one of %v", o.ordering, crawler.Orderings)
+	case o.ordering == string(crawler.OrderTopic) && strings.TrimSpace(o.topic) == "":
+		return crawler.Config{}, usagef("-ordering topic needs -topic WORD")
+	case strings.ContainsAny(strings.TrimSpace(o.topic), " \t"):
+		return crawler.Config{}, usagef("-topic %q: one word", o.topic)
 	case o.rankInterval <= 0:
 		return crawler.Config{}, usagef("-rank-interval %v is not positive", o.rankInterval)
 	case !slices.Contains(crawler.Objectives, crawler.Objective(o.objective)):
@@ -312,6 +318,7 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		Policy:         crawler.Policy(o.policy),
 		Ordering:       crawler.Ordering(o.ordering),
 		RankInterval:   o.rankInterval,
+		Topic:          o.topic,
 		Objective:      crawler.Objective(o.objective),
 		CrawlCost:      o.crawlCost,
 		MaxRevisit:     o.maxRevisit,

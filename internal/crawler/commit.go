@@ -372,12 +372,21 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 	}
 	if c.ranker != nil && pr.item.Kind == KindPage {
 		switch {
-		case r.page.Held && !(pr.known && pr.prev.Held) && !o.t.claimed &&
-			c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages):
-			// Explored while the collection is full, with no weaker
-			// page to replace: its links are kept, the page is not; it
-			// may come back when it ranks higher.
-			r.page.Held, r.page.Evicted, r.page.NextDue = false, true, time.Time{}
+		case r.page.Held && !(pr.known && pr.prev.Held) && c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages):
+			// A newcomer to the full collection: it takes the place of
+			// the weaker page reserved for it, if that one can still
+			// leave; else it was explored only: its links are kept, the
+			// page is not, and it may come back when it ranks higher.
+			evicted := false
+			if o.t.claimed {
+				var err error
+				if evicted, err = c.evictOne(txn); err != nil {
+					return err
+				}
+			}
+			if !evicted {
+				r.page.Held, r.page.Evicted, r.page.NextDue = false, true, time.Time{}
+			}
 		case !pr.fromDue.IsZero() && c.gone[pr.item.URL]:
 			// The page left the collection while this revisit was in
 			// flight, from the row it read: it stays out.
@@ -409,11 +418,6 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		if d := b2i(r.page.Held) - b2i(pr.known && pr.prev.Held); d != 0 {
 			txn.Add(counterHeld, d)
 			c.held.Add(d)
-			if d > 0 && pr.promoted && c.cfg.MaxPages > 0 && c.held.Load() > int64(c.cfg.MaxPages) {
-				if err := c.evictOne(txn); err != nil {
-					return err
-				}
-			}
 		}
 	}
 	return c.stageFound(txn, o, enq)
@@ -458,6 +462,10 @@ func (c *Crawler) stageFound(txn *store.Txn, o *outcome, enq map[string]int) err
 		}
 		found = append(found, discovered{url: l.URL, kind: KindPage, checked: true})
 		edges = append(edges, l.URL)
+		if c.cfg.Ordering == OrderTopic {
+			pr.named = append(pr.named, strings.Contains(strings.ToLower(l.Anchor), c.cfg.Topic) ||
+				strings.Contains(l.URL, c.cfg.Topic))
+		}
 	}
 	pr.edges = edges
 	if err := c.stageLinks(txn, pr, edges); err != nil {
@@ -543,11 +551,11 @@ func (c *Crawler) admissible(u, site string) bool {
 // no longer revisited, and may come back if it ranks high again. Pages of
 // this batch are passed over; a revisit of the page already in flight is
 // kept out of the collection when it commits (c.gone).
-func (c *Crawler) evictOne(txn *store.Txn) error {
+func (c *Crawler) evictOne(txn *store.Txn) (bool, error) {
 	for {
 		u := c.ranker.victim(c.inBatch)
 		if u == "" {
-			return nil // none known yet: over capacity until the next ranking
+			return false, nil
 		}
 		host := authority(u)
 		p, err := c.store.GetPage(u)
@@ -555,7 +563,7 @@ func (c *Crawler) evictOne(txn *store.Txn) error {
 			continue
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !p.Held || p.Kind != KindPage {
 			continue
@@ -563,11 +571,11 @@ func (c *Crawler) evictOne(txn *store.Txn) error {
 		prev := p
 		p.Held, p.Evicted, p.NextDue = false, true, time.Time{}
 		if err := txn.PutPage(p, nil); err != nil {
-			return err
+			return false, err
 		}
 		if !prev.NextDue.IsZero() {
 			if err := txn.Schedule(host, u, prev.NextDue, time.Time{}); err != nil {
-				return err
+				return false, err
 			}
 		}
 		c.stagePlan(txn, nil, &prev, true, &p)
@@ -578,7 +586,7 @@ func (c *Crawler) evictOne(txn *store.Txn) error {
 		c.gone[u] = true
 		c.evicted = append(c.evicted, u)
 		c.log.Debug("page left the collection for a more important one", "url", u)
-		return nil
+		return true, nil
 	}
 }
 
@@ -599,7 +607,7 @@ func (c *Crawler) rankUpdates(us []rankUpdate, o *outcome, r *record) []rankUpda
 		u.state = stateGone
 	}
 	if resp := pr.resp; resp != nil && resp.Status >= 200 && resp.Status < 300 && pr.read {
-		u.setLinks, u.links = true, pr.edges
+		u.setLinks, u.links, u.named, u.hot = true, pr.edges, pr.named, pr.topicHot
 	}
 	return append(us, u)
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
@@ -62,6 +63,9 @@ type Config struct {
 	// RankInterval is how often the ordering's importance is recomputed;
 	// zero means DefaultRankInterval.
 	RankInterval time.Duration
+	// Topic is the word OrderTopic looks for (one word, compared in lower
+	// case).
+	Topic string
 	// Budget is the global rate of requests, per second, over all hosts.
 	// Zero means no limit other than politeness and Workers.
 	Budget float64
@@ -294,6 +298,13 @@ func (c *Config) defaults() error {
 	}
 	if _, err := parseOrdering(string(c.Ordering)); err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	c.Topic = strings.ToLower(strings.TrimSpace(c.Topic))
+	switch {
+	case c.Ordering == OrderTopic && c.Topic == "":
+		return fmt.Errorf("%w: topic ordering without a topic word", ErrConfig)
+	case strings.ContainsAny(c.Topic, " \t\n"):
+		return fmt.Errorf("%w: topic %q is more than one word", ErrConfig, c.Topic)
 	}
 	switch {
 	case c.RankInterval == 0:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,10 +23,16 @@ const (
 	OrderBreadthFirst Ordering = "breadth-first" // each host's URLs in the order found
 	OrderBacklink     Ordering = "backlink"      // most links from the pages fetched so far (IB')
 	OrderPageRank     Ordering = "pagerank"      // highest PageRank over the graph fetched so far (IR')
+	// OrderTopic is dissertation §2.5.4's similarity crawler (Algorithm
+	// 2.5.2) for the word Config.Topic: URLs whose link text or URL names
+	// it come first, each group in the order found; under refinement the
+	// pages found hot for it (the word in the title or 10 or more times)
+	// are the ones kept.
+	OrderTopic Ordering = "topic"
 )
 
 // Orderings lists the orderings.
-var Orderings = []Ordering{OrderBreadthFirst, OrderBacklink, OrderPageRank}
+var Orderings = []Ordering{OrderBreadthFirst, OrderBacklink, OrderPageRank, OrderTopic}
 
 // DefaultRankInterval is how often the ranking is recomputed.
 const DefaultRankInterval = 5 * time.Second
@@ -65,6 +72,9 @@ type ranker struct {
 	out   [][]uint32
 	state []nodeState
 	score []float64
+	// Topic ordering: named says a link to the node names the topic, hot
+	// that the page, fetched, was found hot for it.
+	named, hot []bool
 }
 
 // nodeState is where a URL stands for the ranking.
@@ -90,6 +100,8 @@ type rankUpdate struct {
 	state    nodeState
 	setLinks bool
 	links    []string
+	named    []bool // with links, under topic ordering: which name the topic
+	hot      bool   // under topic ordering, with setLinks: the page is hot
 }
 
 func newRanker(c *Crawler) *ranker {
@@ -141,11 +153,12 @@ func (r *ranker) observe(us []rankUpdate) {
 func (r *ranker) victim(skip map[string]bool) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for len(r.evict) > 0 {
-		u := r.evict[0]
-		r.evict = r.evict[1:]
+	for _, u := range r.evict {
 		if !skip[u] && !r.taken[u] {
 			r.taken[u] = true
+			for len(r.evict) > 0 && r.taken[r.evict[0]] {
+				r.evict = r.evict[1:]
+			}
 			return u
 		}
 	}
@@ -162,6 +175,8 @@ func (r *ranker) node(h store.Hash, url string) uint32 {
 		r.urls = append(r.urls, url)
 		r.out = append(r.out, nil)
 		r.state = append(r.state, stateFrontier)
+		r.named = append(r.named, false)
+		r.hot = append(r.hot, false)
 	} else if r.urls[v] == "" {
 		r.urls[v] = url
 	}
@@ -221,9 +236,14 @@ func (r *ranker) drain() {
 		v := r.node(store.HashURL(u.url), u.url)
 		r.state[v] = u.state
 		if u.setLinks {
+			r.hot[v] = u.hot
 			out := r.out[v][:0]
-			for _, l := range u.links {
-				out = append(out, r.node(store.HashURL(l), l))
+			for i, l := range u.links {
+				t := r.node(store.HashURL(l), l)
+				out = append(out, t)
+				if i < len(u.named) && u.named[i] {
+					r.named[t] = true
+				}
 			}
 			slices.Sort(out)
 			r.out[v] = slices.Compact(out)
@@ -270,6 +290,8 @@ func (r *ranker) rank() {
 		return
 	}
 	switch r.c.cfg.Ordering {
+	case OrderTopic:
+		r.topicScores(n)
 	case OrderBacklink:
 		r.score = slices.Grow(r.score[:0], n)[:n]
 		for v := range n {
@@ -361,9 +383,37 @@ func (r *ranker) publish() {
 // Weights are bounded so that no page takes the whole budget or none.
 const maxWeight = 256
 
+// topicScores scores 1 the URLs the topic crawler puts in its hot queue
+// (Algorithm 2.5.2): those a link's text or their own URL names the topic
+// by, and the pages held that are hot themselves; the others 0, ties
+// going in the order found. Algorithm 2.5.3 also queues every URL within
+// two links of a hot page; on simweb that took in most of the web and
+// slowed the crawl (freshcrawl reproduce, §2.5.4), so the crawler keeps
+// to 2.5.2.
+func (r *ranker) topicScores(n int) {
+	r.score = slices.Grow(r.score[:0], n)[:n]
+	word := r.c.cfg.Topic
+	for v := range n {
+		s := 0.0
+		switch {
+		case r.state[v] == stateHeld:
+			if r.hot[v] {
+				s = 1
+			}
+		case r.named[v] || strings.Contains(r.urls[v], word):
+			s = 1
+		}
+		r.score[v] = s
+	}
+}
+
 // publishWeights makes each node's importance, over the mean of the held
-// pages', available to weight.
+// pages', available to weight. The topic ordering's 0 or 1 is no weight:
+// its pages keep weight 1.
 func (r *ranker) publishWeights(held []int) {
+	if r.c.cfg.Ordering == OrderTopic {
+		return
+	}
 	mean := 0.0
 	for _, v := range held {
 		mean += r.score[v]
@@ -418,5 +468,5 @@ func parseOrdering(s string) (Ordering, error) {
 			return o, nil
 		}
 	}
-	return "", fmt.Errorf("ordering %q (want breadth-first, backlink or pagerank)", s)
+	return "", fmt.Errorf("ordering %q (want breadth-first, backlink, pagerank or topic)", s)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -255,5 +256,61 @@ func TestImportanceWeights(t *testing.T) {
 	}
 	if shorter == 0 {
 		t.Error("at no rate does the heavier page come more often")
+	}
+}
+
+// TestTopicOrdering crawls the same simweb in breadth-first and in topic
+// order for "computer", at 300 fetches a second, and counts the hot pages
+// (the word in the title or 10 or more times) among the first 600 pages
+// fetched: the similarity crawler (dissertation §2.5.4) finds more of
+// them.
+func TestTopicOrdering(t *testing.T) {
+	sc := simweb.DefaultConfig()
+	sc.Hosts, sc.PagesPerHost = 20, 100
+	sc.Churn = 0
+	sc.Robots.CrawlDelay = 0
+	web, addr := testWeb(t, sc, 1)
+	hotFound := func(order Ordering) (int, int) {
+		cfg := testConfig(t, t.TempDir(), addr)
+		cfg.Seeds = seedsOf(web)[:1]
+		cfg.Delay = -1
+		cfg.Workers = 8
+		cfg.Budget = 300
+		cfg.Ordering = order
+		cfg.Topic = "computer"
+		cfg.RankInterval = 100 * time.Millisecond
+		var hot, pages atomic.Int64
+		cfg.OnFetch = func(e Event) {
+			if e.Sitemap || e.Body == nil || pages.Load() >= 600 {
+				return
+			}
+			pages.Add(1)
+			if topicHot(e.Body, "computer") {
+				hot.Add(1)
+			}
+		}
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		go func() {
+			for ctx.Err() == nil && pages.Load() < 600 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			cancel()
+		}()
+		if err := c.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return int(hot.Load()), int(pages.Load())
+	}
+	bh, bn := hotFound(OrderBreadthFirst)
+	th, tn := hotFound(OrderTopic)
+	t.Logf("hot pages among the first pages fetched: breadth-first %d of %d, topic %d of %d", bh, bn, th, tn)
+	if tn < 500 || th <= bh*3/2 {
+		t.Errorf("topic ordering found %d hot pages in %d, breadth-first %d in %d: want half as many again", th, tn, bh, bn)
 	}
 }

@@ -61,6 +61,7 @@ type host struct {
 
 	wake time.Time // heap key: when the host next has work it may do
 	idx  int       // heap index, -1 when not in the heap
+	pidx int       // index in the heap of hosts with promoted URLs, -1 when not in it
 }
 
 // hostHeap orders idle hosts with work by wake time.
@@ -86,12 +87,40 @@ func (h *hostHeap) Pop() any {
 	return e
 }
 
+// promoHeap orders the idle hosts that hold the ranking's URLs by wake
+// time; it is hostHeap on the pidx index.
+type promoHeap []*host
+
+func (h promoHeap) Len() int           { return len(h) }
+func (h promoHeap) Less(i, j int) bool { return h[i].wake.Before(h[j].wake) }
+func (h promoHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].pidx, h[j].pidx = i, j
+}
+func (h *promoHeap) Push(x any) {
+	e := x.(*host)
+	e.pidx = len(*h)
+	*h = append(*h, e)
+}
+func (h *promoHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	e.pidx = -1
+	return e
+}
+
 // scheduler is the dispatcher's state: every host known, and a heap of the
-// idle ones that have work, keyed by the time they may next be asked.
+// idle ones that have work, keyed by the time they may next be asked. The
+// hosts holding the ranking's URLs are in a second heap too, and of the
+// hosts that may be asked now, those go first: an importance ordering
+// orders hosts as well as each host's URLs.
 type scheduler struct {
 	mu    sync.Mutex
 	hosts map[string]*host
 	heap  hostHeap
+	promo promoHeap
 	full  bool // the collection is at capacity: new URLs wait
 	kick  chan struct{}
 	inFly int
@@ -115,7 +144,7 @@ func newScheduler() *scheduler {
 func (s *scheduler) get(name string, delay time.Duration) *host {
 	h, ok := s.hosts[name]
 	if !ok {
-		h = &host{name: name, idx: -1, delay: delay}
+		h = &host{name: name, idx: -1, pidx: -1, delay: delay}
 		s.hosts[name] = h
 	}
 	return h
@@ -149,6 +178,18 @@ func (s *scheduler) update(h *host) {
 	default:
 		h.wake = work
 		heap.Push(&s.heap, h)
+	}
+	// A full collection's exploring URLs get no precedence: only those
+	// that may enter it (all of them while it has room).
+	switch promoted := h.idx >= 0 && len(h.promoted) > 0 && h.promoted[0].enters; {
+	case !promoted:
+		if h.pidx >= 0 {
+			heap.Remove(&s.promo, h.pidx)
+		}
+	case h.pidx >= 0:
+		heap.Fix(&s.promo, h.pidx)
+	default:
+		heap.Push(&s.promo, h)
 	}
 }
 
@@ -212,12 +253,24 @@ func (s *scheduler) next(ctx context.Context) *host {
 	for {
 		s.mu.Lock()
 		var wait time.Duration = -1
+		if len(s.promo) > 0 && !time.Now().Before(s.promo[0].wake) {
+			h := s.promo[0]
+			heap.Pop(&s.promo)
+			heap.Remove(&s.heap, h.idx)
+			h.busy = true
+			s.inFly++
+			s.mu.Unlock()
+			return h
+		}
 		if len(s.heap) > 0 {
 			h := s.heap[0]
 			if d := time.Until(h.wake); d > 0 {
 				wait = d
 			} else {
 				heap.Pop(&s.heap)
+				if h.pidx >= 0 {
+					heap.Remove(&s.promo, h.pidx)
+				}
 				h.busy = true
 				s.inFly++
 				s.mu.Unlock()

@@ -88,6 +88,8 @@ type pageResult struct {
 	changed  bool
 	links    []extract.Link
 	edges    []string // the links that count, as stageFound found them
+	named    []bool   // under topic ordering: which edges name the topic
+	topicHot bool     // under topic ordering: the page is hot for it
 	read     bool     // new content was read: links and entries are its own
 	noindex  bool
 	entries  []extract.SitemapEntry // pages a sitemap lists
@@ -460,6 +462,23 @@ func (c *Crawler) analyse(pr *pageResult) {
 		pr.note = "links: " + err.Error()
 	}
 	pr.links, pr.noindex = res.Links, res.Robots.NoIndex
+	if c.cfg.Ordering == OrderTopic {
+		pr.topicHot = topicHot(body, c.cfg.Topic)
+	}
+}
+
+// topicHot is dissertation §2.5.4's hot predicate: the word in the page's
+// title, or 10 or more times in the page (the code's form, spec 3.5),
+// letter case aside.
+func topicHot(body []byte, word string) bool {
+	lower := bytes.ToLower(body)
+	w := []byte(word)
+	if a := bytes.Index(lower, []byte("<title")); a >= 0 {
+		if b := bytes.Index(lower[a:], []byte("</title")); b >= 0 && bytes.Contains(lower[a:a+b], w) {
+			return true
+		}
+	}
+	return bytes.Count(lower, w) >= 10
 }
 
 func isHTML(ctype string, body []byte) bool {
