@@ -27,9 +27,10 @@ one. Grouped by source:
                       backlink (IB') and PageRank (IR') order on a simweb
                       graph calibrated to the Stanford web's hot-set sizes;
                       the share of hot pages found as the crawl goes
-                      (Figs. 2.3, 2.4, 2.6, 2.7; -plots draws them); the
-                      two-queue similarity crawls for a topic word, with
-                      and without the distance rule (Figs. 2.12-2.15)
+                      (Figs. 2.3, 2.4, 2.6, 2.7; -plots draws them); a
+                      1,100-page sub-web (Figs. 2.8-2.10); the two-queue
+                      similarity crawls for a topic word, with and without
+                      the distance rule (Figs. 2.12-2.15)
   dissertation ch. 5  Cho's refresh policies: the sync-order closed forms
                       (§5.4), the gamma-rate table (§5.5.1), the two-page
                       example (§5.5.3), the 5-page freshness and age example
