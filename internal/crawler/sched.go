@@ -64,52 +64,36 @@ type host struct {
 	pidx int       // index in the heap of hosts with promoted URLs, -1 when not in it
 }
 
-// hostHeap orders idle hosts with work by wake time.
-type hostHeap []*host
+// hostHeap orders idle hosts by wake time. A host can be in two heaps at
+// once (the scheduler's and the promoted hosts'), each keeping the host's
+// position in its own field, which pos returns.
+type hostHeap struct {
+	hosts []*host
+	pos   func(*host) *int
+}
 
-func (h hostHeap) Len() int           { return len(h) }
-func (h hostHeap) Less(i, j int) bool { return h[i].wake.Before(h[j].wake) }
-func (h hostHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].idx, h[j].idx = i, j
+func (h *hostHeap) Len() int           { return len(h.hosts) }
+func (h *hostHeap) Less(i, j int) bool { return h.hosts[i].wake.Before(h.hosts[j].wake) }
+func (h *hostHeap) Swap(i, j int) {
+	h.hosts[i], h.hosts[j] = h.hosts[j], h.hosts[i]
+	*h.pos(h.hosts[i]), *h.pos(h.hosts[j]) = i, j
 }
 func (h *hostHeap) Push(x any) {
 	e := x.(*host)
-	e.idx = len(*h)
-	*h = append(*h, e)
+	*h.pos(e) = len(h.hosts)
+	h.hosts = append(h.hosts, e)
 }
 func (h *hostHeap) Pop() any {
-	old := *h
+	old := h.hosts
 	e := old[len(old)-1]
 	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	e.idx = -1
+	h.hosts = old[:len(old)-1]
+	*h.pos(e) = -1
 	return e
 }
 
-// promoHeap orders the idle hosts that hold the ranking's URLs by wake
-// time; it is hostHeap on the pidx index.
-type promoHeap []*host
-
-func (h promoHeap) Len() int           { return len(h) }
-func (h promoHeap) Less(i, j int) bool { return h[i].wake.Before(h[j].wake) }
-func (h promoHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].pidx, h[j].pidx = i, j
-}
-func (h *promoHeap) Push(x any) {
-	e := x.(*host)
-	e.pidx = len(*h)
-	*h = append(*h, e)
-}
-func (h *promoHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	e.pidx = -1
-	return e
-}
+// top returns the host that wakes first; the heap must not be empty.
+func (h *hostHeap) top() *host { return h.hosts[0] }
 
 // scheduler is the dispatcher's state: every host known, and a heap of the
 // idle ones that have work, keyed by the time they may next be asked. The
@@ -119,9 +103,9 @@ func (h *promoHeap) Pop() any {
 type scheduler struct {
 	mu    sync.Mutex
 	hosts map[string]*host
-	heap  hostHeap
-	promo promoHeap
-	full  bool // the collection is at capacity: new URLs wait
+	heap  hostHeap // idle hosts with work, by idx
+	promo hostHeap // those of them holding promoted URLs, by pidx
+	full  bool     // the collection is at capacity: new URLs wait
 	kick  chan struct{}
 	inFly int
 	// reserved counts tasks in flight that may fetch a new URL, each of
@@ -137,7 +121,11 @@ type scheduler struct {
 }
 
 func newScheduler() *scheduler {
-	return &scheduler{hosts: map[string]*host{}, kick: make(chan struct{}, 1)}
+	return &scheduler{
+		hosts: map[string]*host{}, kick: make(chan struct{}, 1),
+		heap:  hostHeap{pos: func(h *host) *int { return &h.idx }},
+		promo: hostHeap{pos: func(h *host) *int { return &h.pidx }},
+	}
 }
 
 // get returns name's host, creating it. The caller holds s.mu.
@@ -253,8 +241,8 @@ func (s *scheduler) next(ctx context.Context) *host {
 	for {
 		s.mu.Lock()
 		var wait time.Duration = -1
-		if len(s.promo) > 0 && !time.Now().Before(s.promo[0].wake) {
-			h := s.promo[0]
+		if s.promo.Len() > 0 && !time.Now().Before(s.promo.top().wake) {
+			h := s.promo.top()
 			heap.Pop(&s.promo)
 			heap.Remove(&s.heap, h.idx)
 			h.busy = true
@@ -262,8 +250,8 @@ func (s *scheduler) next(ctx context.Context) *host {
 			s.mu.Unlock()
 			return h
 		}
-		if len(s.heap) > 0 {
-			h := s.heap[0]
+		if s.heap.Len() > 0 {
+			h := s.heap.top()
 			if d := time.Until(h.wake); d > 0 {
 				wait = d
 			} else {

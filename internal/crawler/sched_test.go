@@ -73,7 +73,7 @@ func TestSchedulerOrder(t *testing.T) {
 				want = append(want, x.name)
 			}
 			var got []string
-			for len(s.heap) > 0 {
+			for s.heap.Len() > 0 {
 				got = append(got, heap.Pop(&s.heap).(*host).name)
 			}
 			if !slices.Equal(got, want) {
