@@ -125,7 +125,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.dataDir, "data", defaultDataDir, "data `directory`: state/ (Pebble) and warc/ (WARC files); an existing one is resumed")
 	fs.DurationVar(&o.runFor, "for", 0, "stop after this `duration` (0: run until interrupted)")
 	fs.IntVar(&o.maxPages, "max-pages", 0, "collection capacity: once this many pages are held, breadth-first order only revisits; backlink or pagerank order goes on exploring and keeps a newcomer in the place of a less important page, which leaves (0: no limit)")
-	fs.StringVar(&o.ordering, "ordering", string(crawler.OrderBreadthFirst), "order of new URLs: breadth-first (each host's in the order found), backlink (most links from pages fetched), pagerank (highest PageRank over the graph fetched) or topic (URLs named by -topic in their link text or URL, or near a page about it, first)")
+	fs.StringVar(&o.ordering, "ordering", string(crawler.OrderBreadthFirst), "order of new URLs: breadth-first (each host's in the order found), backlink (most links from pages fetched), pagerank (highest PageRank over the graph fetched) or topic (URLs whose link text or URL names -topic first)")
 	fs.StringVar(&o.topic, "topic", "", "the `word` -ordering topic looks for")
 	fs.DurationVar(&o.rankInterval, "rank-interval", crawler.DefaultRankInterval, "how often -ordering recomputes importance")
 	fs.Float64Var(&o.budget, "budget", defaultBudget, "fetches per second over all hosts (0: no limit but -delay and -workers)")
