@@ -59,14 +59,14 @@ func ch2Claims(quick bool, seed uint64, plots string) ([]simpolicy.Claim, error)
 		Paper:    0.5, Computed: rank.At(b100, 0.2), Tol: 0.05, Flag: ch2Graph}, PaperText: "0.5"})
 	g3, g10 := st(rank.OrderBacklink, ib, 3), st(rank.OrderBacklink, ib, 10)
 	a, b, c := rank.At(b100, 0.1), rank.At(g10, 0.1), rank.At(g3, 0.1)
-	claims = append(claims, holds(sec+" Fig. 2.3", "P_ST at 10 % crawled, O = IB': the larger G, the higher",
+	claims = append(claims, simpolicy.Holds(sec+" Fig. 2.3", "P_ST at 10 % crawled, O = IB': the larger G, the higher",
 		"G = 100 > 10 > 3", fmt.Sprintf("%.3f > %.3f > %.3f", a, b, c), a > b && b > c))
 	minSlope, maxSlope := math.Inf(1), math.Inf(-1)
 	for _, curve := range [][]float64{g3, g10, b100} {
 		s := (rank.At(curve, 1) - rank.At(curve, 0.8)) / 0.2
 		minSlope, maxSlope = min(minSlope, s), max(maxSlope, s)
 	}
-	slope := holds(sec+" Fig. 2.3", "slope of P_ST past 80 % crawled, O = IB', G = 3, 10, 100: about the random rate, 1",
+	slope := simpolicy.Holds(sec+" Fig. 2.3", "slope of P_ST past 80 % crawled, O = IB', G = 3, 10, 100: about the random rate, 1",
 		"about 1", fmt.Sprintf("%.2f to %.2f", minSlope, maxSlope), minSlope > 0.5 && maxSlope < 1.5)
 	slope.Flag = ch2Graph
 	claims = append(claims, slope)
@@ -77,22 +77,22 @@ func ch2Claims(quick bool, seed uint64, plots string) ([]simpolicy.Claim, error)
 			ahead++
 		}
 	}
-	fig24 := holds(sec+" Fig. 2.4", "I = IB, G = 100: P_ST of IR' ≥ that of IB' over most of the crawl (share of the 100 points)",
+	fig24 := simpolicy.Holds(sec+" Fig. 2.4", "I = IB, G = 100: P_ST of IR' ≥ that of IB' over most of the crawl (share of the 100 points)",
 		"IR' ahead", fmt.Sprintf("%d of 100", ahead), ahead > 50)
 	fig24.Flag = ch2Graph
 	claims = append(claims, fig24)
 	mean := func(curve []float64) float64 { return rank.Mean(curve) }
 	csB, csP, csF := mean(rank.TopFound(ord[rank.OrderBacklink], ib)), mean(rank.TopFound(ord[rank.OrderPageRank], ib)),
 		mean(rank.TopFound(ord[rank.OrderBreadthFirst], ib))
-	fig26 := holds(sec+" Fig. 2.6", "Crawl & Stop, I = IB: IR' best of BFS, IB', IR' (mean P_CS over the crawl)",
+	fig26 := simpolicy.Holds(sec+" Fig. 2.6", "Crawl & Stop, I = IB: IR' best of BFS, IB', IR' (mean P_CS over the crawl)",
 		"IR' best", fmt.Sprintf("IR' %.3f, IB' %.3f, BFS %.3f", csP, csB, csF), csP >= csB && csP >= csF)
 	fig26.Flag = ch2Graph
 	claims = append(claims, fig26)
 	rP, rB, rF := mean(st(rank.OrderPageRank, ir, 13)), mean(st(rank.OrderBacklink, ir, 13)), mean(st(rank.OrderBreadthFirst, ir, 13))
 	claims = append(claims,
-		holds(sec+" Fig. 2.7", "I = IR, G = 13: IR' best (mean P_ST over the crawl)", "IR' best",
+		simpolicy.Holds(sec+" Fig. 2.7", "I = IR, G = 13: IR' best (mean P_ST over the crawl)", "IR' best",
 			fmt.Sprintf("IR' %.3f, IB' %.3f, BFS %.3f", rP, rB, rF), rP >= rB && rP >= rF),
-		holds(sec+" Fig. 2.7", "I = IR, G = 13: IB' and BFS about equal (mean P_ST within 0.03)", "similar",
+		simpolicy.Holds(sec+" Fig. 2.7", "I = IR, G = 13: IB' and BFS about equal (mean P_ST within 0.03)", "similar",
 			fmt.Sprintf("IB' %.3f, BFS %.3f", rB, rF), math.Abs(rB-rF) <= 0.03))
 	if plots != "" {
 		if err := ch2Plots(plots, res); err != nil {
@@ -155,26 +155,26 @@ func ch2SmallClaims(seed uint64, large *rank.Ch2Result) ([]simpolicy.Claim, erro
 	p, b, f := rank.Mean(ir3(rank.OrderPageRank)), rank.Mean(ir3(rank.OrderBacklink)), rank.Mean(ir3(rank.OrderBreadthFirst))
 	smallGraph := "the paper traces it to the first cluster IB' exhausts (Fig. 2.5), which depends on the sub-web's " +
 		"structure beyond its in-degrees: on simweb's one-host graphs it holds for some seeds and not for others"
-	dip := holds(sec+" Fig. 2.8", "I = IB, G = 5: every ordering dips below the random diagonal at some point (points of 1,100 below it)",
+	dip := simpolicy.Holds(sec+" Fig. 2.8", "I = IB, G = 5: every ordering dips below the random diagonal at some point (points of 1,100 below it)",
 		"all dip", strings.Join(dips, ", "), allDip)
 	dip.Flag = smallGraph
-	earlier := holds(sec+" Fig. 2.8", "I = IB, G = 5: IR' rises earlier than IB' (P_ST at 5 % crawled)", "IR' earlier",
+	earlier := simpolicy.Holds(sec+" Fig. 2.8", "I = IB, G = 5: IR' rises earlier than IB' (P_ST at 5 % crawled)", "IR' earlier",
 		fmt.Sprintf("IR' %.3f, IB' %.3f", rank.At(ib5(rank.OrderPageRank), 0.05), rank.At(ib5(rank.OrderBacklink), 0.05)), early)
 	earlier.Flag = smallGraph
-	worse := holds(sec+" Fig. 2.10", "I = IR, G = 3, but worse than on the large web (mean P_ST against I = IR, G = 13 there)",
+	worse := simpolicy.Holds(sec+" Fig. 2.10", "I = IR, G = 3, but worse than on the large web (mean P_ST against I = IR, G = 13 there)",
 		"worse", strings.Join(bigMeans, ", "), larger)
 	worse.Flag = fmt.Sprintf("the comparison rests on the two hot sets, which the paper sized alike (footnote) and which "+
 		"differ here: IR ≥ 3 marks %.1f %% of the sub-web hot, IR ≥ 13 %.1f %% of the large web", 100*rank.HotShare(res.PageRank, 3),
 		100*rank.HotShare(large.PageRank, 13))
 	return []simpolicy.Claim{
-		holds(sec+" Fig. 2.9", "share of the 1,100-page sub-web's pages with fewer than 5 backlinks", "most (> 0.5)",
+		simpolicy.Holds(sec+" Fig. 2.9", "share of the 1,100-page sub-web's pages with fewer than 5 backlinks", "most (> 0.5)",
 			fmt.Sprintf("%.3f", few), few > 0.5),
 		dip,
 		earlier,
-		holds(sec+" Fig. 2.10", "I = IR, G = 3: every ordering does better than under I = IB, G = 5 (mean P_ST)", "all better",
+		simpolicy.Holds(sec+" Fig. 2.10", "I = IR, G = 3: every ordering does better than under I = IB, G = 5 (mean P_ST)", "all better",
 			strings.Join(means, ", "), better),
 		worse,
-		holds(sec+" Fig. 2.10", "I = IR, G = 3: IR' best (mean P_ST)", "IR' best",
+		simpolicy.Holds(sec+" Fig. 2.10", "I = IR, G = 3: IR' best (mean P_ST)", "IR' best",
 			fmt.Sprintf("IR' %.3f, IB' %.3f, BFS %.3f", p, b, f), p >= b && p >= f),
 	}, nil
 }
@@ -216,36 +216,25 @@ func ch2TopicClaims(quick bool, seed uint64) ([]simpolicy.Claim, error) {
 	setup := fmt.Sprintf("%d pages, %d hot for \"computer\"", c.Pages, c.Hot)
 	var claims []simpolicy.Claim
 	b, i, r := mean(c, false, bfs), mean(c, false, ib), mean(c, false, ir)
-	claims = append(claims, holds(sec+" Fig. 2.12", "two queues, I = IS: BFS clearly above the random crawler's 0.5 (mean P_ST; "+setup+")",
+	claims = append(claims, simpolicy.Holds(sec+" Fig. 2.12", "two queues, I = IS: BFS clearly above the random crawler's 0.5 (mean P_ST; "+setup+")",
 		"BFS above random", fmt.Sprintf("BFS %.3f", b), b > 0.6))
-	aboutRandom := holds(sec+" Fig. 2.12", "two queues: IB' and IR' about random (mean P_ST within 0.1 of 0.5)",
+	aboutRandom := simpolicy.Holds(sec+" Fig. 2.12", "two queues: IB' and IR' about random (mean P_ST within 0.1 of 0.5)",
 		"about random", fmt.Sprintf("IB' %.3f, IR' %.3f", i, r), math.Abs(i-0.5) <= 0.1 && math.Abs(r-0.5) <= 0.1)
 	aboutRandom.Flag = ch2Topic
 	nb, ni, nr := mean(c, true, bfs), mean(c, true, ib), mean(c, true, ir)
-	improve := holds(sec+" Fig. 2.14", "distance rule (< 3): every ordering improves significantly (mean P_ST up by 0.05 or more)",
+	improve := simpolicy.Holds(sec+" Fig. 2.14", "distance rule (< 3): every ordering improves significantly (mean P_ST up by 0.05 or more)",
 		"all improve", fmt.Sprintf("BFS %.3f → %.3f, IB' %.3f → %.3f, IR' %.3f → %.3f", b, nb, i, ni, r, nr),
 		nb-b >= 0.05 && ni-i >= 0.05 && nr-r >= 0.05)
 	improve.Flag = ch2Topic
 	gap := max(nb-ni, nb-nr)
-	closes := holds(sec+" Fig. 2.14", "distance rule: the gap to BFS closes to run-to-run variation (within 0.05)",
+	closes := simpolicy.Holds(sec+" Fig. 2.14", "distance rule: the gap to BFS closes to run-to-run variation (within 0.05)",
 		"gap closes", fmt.Sprintf("BFS %.3f, IB' %.3f, IR' %.3f", nb, ni, nr), gap <= 0.05)
 	closes.Flag = ch2Topic
 	ab, ar := mean(admission, true, bfs), mean(admission, true, ir)
 	claims = append(claims, aboutRandom, improve, closes,
-		holds(sec+" Fig. 2.15", fmt.Sprintf("topic \"admission\" (%d hot), distance rule: IR' similar to or better than BFS (mean P_ST, within 0.03)", admission.Hot),
+		simpolicy.Holds(sec+" Fig. 2.15", fmt.Sprintf("topic \"admission\" (%d hot), distance rule: IR' similar to or better than BFS (mean P_ST, within 0.03)", admission.Hot),
 			"IR' ≳ BFS", fmt.Sprintf("IR' %.3f, BFS %.3f", ar, ab), ar >= ab-0.03))
 	return claims, nil
-}
-
-// holds is an ordering or trend claim: the paper says it holds, ok says
-// whether it does here.
-func holds(section, quantity, paper, measured string, ok bool) simpolicy.Claim {
-	c := simpolicy.Claim{Row: policy.Row{Section: section, Quantity: quantity, Paper: 1, Kind: "printed"},
-		PaperText: paper, MeasuredText: measured}
-	if ok {
-		c.Computed = 1
-	}
-	return c
 }
 
 // ch2Plots draws the figures of §2.5.2 into dir as PNG files.

@@ -247,15 +247,15 @@ func BenchmarkLibraryFloor(b *testing.B) {
 		}
 	}
 	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
-	buf := make([]byte, 0, 64<<10)
+	var buf bytes.Buffer
 	stages := map[string]func(p *page){
 		"gunzip": func(p *page) {
 			if !p.gzip {
 				return
 			}
 			zr.Reset(bytes.NewReader(p.raw))
-			var err error
-			if buf, _, err = readAll(zr, buf[:0]); err != nil {
+			buf.Reset()
+			if _, err := buf.ReadFrom(zr); err != nil {
 				b.Fatal(err)
 			}
 		},
@@ -320,14 +320,13 @@ func BenchmarkLibraryFloor(b *testing.B) {
 		for range conns {
 			go func() {
 				defer func() { done <- struct{}{} }()
-				body := make([]byte, 0, 64<<10)
 				for k := range next {
 					resp, err := client.Get(srv.URL + "/" + strconv.Itoa(k))
 					if err != nil {
 						b.Error(err)
 						continue
 					}
-					body, _, _ = readAll(resp.Body, body[:0])
+					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 				}
 			}()
@@ -377,22 +376,4 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// readAll appends r to buf until EOF.
-func readAll(r io.Reader, buf []byte) ([]byte, int, error) {
-	n := 0
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		m, err := r.Read(buf[len(buf):cap(buf)])
-		buf, n = buf[:len(buf)+m], n+m
-		if err == io.EOF {
-			return buf, n, nil
-		}
-		if err != nil {
-			return buf, n, err
-		}
-	}
 }

@@ -108,6 +108,10 @@ func newRanker(c *Crawler) *ranker {
 	return &ranker{c: c, ids: map[store.Hash]uint32{}, taken: map[string]bool{}, kick: make(chan struct{}, 1)}
 }
 
+// newGraphReader returns a ranker that only loads a store's graph (load),
+// for ReadLinkGraph.
+func newGraphReader() *ranker { return &ranker{ids: map[store.Hash]uint32{}} }
+
 // wake asks for a ranking without waiting for the interval: the
 // collection has just filled, and what is handed out must now beat the
 // pages held.
@@ -183,10 +187,9 @@ func (r *ranker) node(h store.Hash, url string) uint32 {
 	return v
 }
 
-// load reads the graph the store holds: a restarted crawl ranks what it
-// had seen before.
-func (r *ranker) load() error {
-	s := r.c.store
+// load reads the graph store s holds: a restarted crawl ranks what it had
+// seen before.
+func (r *ranker) load(s *store.Store) error {
 	err := s.ForEachLinks(func(page store.Hash, targets []store.Hash) error {
 		u := r.node(page, "")
 		out := make([]uint32, len(targets))
@@ -253,7 +256,7 @@ func (r *ranker) drain() {
 
 // run ranks every interval until ctx ends.
 func (r *ranker) run(ctx context.Context, interval time.Duration) {
-	if err := r.load(); err != nil {
+	if err := r.load(r.c.store); err != nil {
 		r.c.log.Error("ranking: reading the link graph failed; ranking what this run sees", "err", err)
 	}
 	t := time.NewTicker(interval)

@@ -3,6 +3,7 @@ package rank
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
@@ -96,7 +97,7 @@ func Synthetic(cfg SyntheticConfig) (*Builder, error) {
 	have := map[uint32]struct{}{} // targets of a page of many links
 	taken := func(v uint32) bool {
 		if len(targets) <= 32 {
-			return contains(targets, v)
+			return slices.Contains(targets, v)
 		}
 		if len(have) == 0 {
 			for _, t := range targets {
@@ -144,19 +145,10 @@ func Synthetic(cfg SyntheticConfig) (*Builder, error) {
 	return b, nil
 }
 
-func contains(s []uint32, x uint32) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // freeTarget returns the first page other than u not in targets.
 func freeTarget(u, n int, targets []uint32) int {
 	for v := range n {
-		if v != u && !contains(targets, uint32(v)) {
+		if v != u && !slices.Contains(targets, uint32(v)) {
 			return v
 		}
 	}

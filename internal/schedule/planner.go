@@ -300,11 +300,6 @@ func (p *Planner) Frequency(rate, weight float64) float64 {
 	return 1 / p.Interval(rate, weight)
 }
 
-// interval bounds 1/f to the configured range. The caller holds p.mu.
-func (p *Planner) interval(f float64) float64 {
-	return bound(f, p.cfg.MinInterval, p.cfg.MaxInterval)
-}
-
 // bound returns 1/f within [lo, hi]: hi for a frequency of zero.
 func bound(f, lo, hi float64) float64 {
 	I := hi
@@ -355,7 +350,7 @@ func (p *Planner) solve() {
 	load := func(x float64) float64 {
 		s := 0.0
 		for _, c := range bc {
-			s += c.count / p.interval(p.freq(c.rate, c.weight, x))
+			s += c.count / bound(p.freq(c.rate, c.weight, x), p.cfg.MinInterval, p.cfg.MaxInterval)
 		}
 		return s
 	}

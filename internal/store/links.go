@@ -82,16 +82,9 @@ var ErrLinks = errors.New("store: damaged link record")
 func (s *Store) ForEachLinks(fn func(page Hash, targets []Hash) error) error {
 	var targets []Hash
 	err := s.scan([]byte(prefixLinks), func(k, v []byte) error {
-		if len(k) != len(prefixLinks)+hashLen {
-			return fmt.Errorf("%w: key %q", ErrLinks, k)
-		}
-		n, w := binary.Uvarint(v)
-		if w <= 0 || n > maxLinks || uint64(len(v)-w) != n*hashLen {
+		var ok bool
+		if targets, ok = decodeLinks(targets[:0], v); !ok || len(k) != len(prefixLinks)+hashLen {
 			return fmt.Errorf("%w: %x", ErrLinks, k)
-		}
-		targets = targets[:0]
-		for rest := v[w:]; len(rest) > 0; rest = rest[hashLen:] {
-			targets = append(targets, Hash(rest[:hashLen]))
 		}
 		if err := fn(Hash(k[len(prefixLinks):]), targets); err != nil {
 			return errStop{err}
@@ -110,17 +103,26 @@ func (s *Store) ForEachLinks(fn func(page Hash, targets []Hash) error) error {
 
 // Links returns the recorded targets of the page at url, or nil.
 func (s *Store) Links(url string) ([]Hash, error) {
-	var out []Hash
 	v, ok, err := s.get(hashKey(prefixLinks, hashURL(url)))
 	if err != nil || !ok {
 		return nil, err
 	}
-	n, w := binary.Uvarint(v)
-	if w <= 0 || n > maxLinks || uint64(len(v)-w) != n*hashLen {
+	out, ok := decodeLinks(nil, v)
+	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrLinks, url)
 	}
-	for rest := v[w:]; len(rest) > 0; rest = rest[hashLen:] {
-		out = append(out, Hash(rest[:hashLen]))
-	}
 	return out, nil
+}
+
+// decodeLinks appends the targets of a link record to dst; ok is false
+// for a damaged record.
+func decodeLinks(dst []Hash, v []byte) (_ []Hash, ok bool) {
+	n, w := binary.Uvarint(v)
+	if w <= 0 || n > maxLinks || uint64(len(v)-w) != n*hashLen {
+		return dst, false
+	}
+	for rest := v[w:]; len(rest) > 0; rest = rest[hashLen:] {
+		dst = append(dst, Hash(rest[:hashLen]))
+	}
+	return dst, true
 }

@@ -148,14 +148,14 @@ func Paper002Claims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
 	for k, r := range runs {
 		v := res[k]
 		if r.name != "Poisson" {
-			claims = append(claims, holds("paper 002 Fig. 9", fmt.Sprintf("average staleness, %s, R/N = %g, θ = 0, %s pages: optimal < uniform < proportional", r.name, r.ratio, size),
+			claims = append(claims, Holds("paper 002 Fig. 9", fmt.Sprintf("average staleness, %s, R/N = %g, θ = 0, %s pages: optimal < uniform < proportional", r.name, r.ratio, size),
 				"optimal < uniform < proportional", fmt.Sprintf("%.4f < %.4f < %.4f", v[0], v[1], v[2]), v[0] < v[1] && v[1] < v[2]))
 			continue
 		}
 		ordered = ordered && v[0] < v[1] && v[1] < v[2]
 		poisson = append(poisson, fmt.Sprintf("%g: %.4f < %.4f < %.4f", r.ratio, v[0], v[1], v[2]))
 	}
-	claims = append([]Claim{holds("paper 002 Fig. 8", fmt.Sprintf("average staleness, Poisson, θ = 0, %s pages, R/N = 1.5…5: optimal < uniform < proportional", size),
+	claims = append([]Claim{Holds("paper 002 Fig. 8", fmt.Sprintf("average staleness, Poisson, θ = 0, %s pages, R/N = 1.5…5: optimal < uniform < proportional", size),
 		"optimal < uniform < proportional", strings.Join(poisson, "; "), ordered)}, claims...)
 	if rc.Quick {
 		return claims, nil

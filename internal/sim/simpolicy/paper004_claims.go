@@ -274,14 +274,14 @@ func paper004Closed(seed uint64) ([]Claim, error) {
 	}
 	setup := "two sites of 100 pages, 70 and 20 changed, R = 100"
 	claims = append(claims,
-		holds(f1, "expected ChangeRatio of greedy and proportional at s = 0 and s = 50 ("+setup+")", "0.45, as round-robin",
+		Holds(f1, "expected ChangeRatio of greedy and proportional at s = 0 and s = 50 ("+setup+")", "0.45, as round-robin",
 			fmt.Sprintf("%.4f, %.4f; %.4f, %.4f", g[0], p[0], g[50], p[50]), near45),
-		holds(f1, "greedy ≈ proportional for s ≤ 2: their gap under half of that at greedy's best s", "similar for s ≤ 2",
+		Holds(f1, "greedy ≈ proportional for s ≤ 2: their gap under half of that at greedy's best s", "similar for s ≤ 2",
 			fmt.Sprintf("s = 1: %.4f vs %.4f; s = 2: %.4f vs %.4f; s = %d: %.4f vs %.4f", g[1], p[1], g[2], p[2], best, g[best], p[best]),
 			max(g[1]-p[1], g[2]-p[2]) < (g[best]-p[best])/2),
 		Claim{Row: policy.Row{Section: f1, Kind: "printed", Quantity: "greedy's best sample size per site (\"about\": ±1)",
 			Paper: 5, Computed: float64(best), Tol: 1}, PaperText: "about 5"},
-		holds(f1, "greedy ≥ proportional at every s = 0 … 50", "greedy ≥ proportional", fmt.Sprintf("holds at all 51: %v", above), above),
+		Holds(f1, "greedy ≥ proportional at every s = 0 … 50", "greedy ≥ proportional", fmt.Sprintf("holds at all 51: %v", above), above),
 		Claim{Row: policy.Row{Section: "paper 004 §3.3 (spec §C.6)", Kind: "recon", Tol: 5e-5,
 			Quantity: fmt.Sprintf("Fig. 1: greedy's best expected ChangeRatio (at s = %d; spec: s = 6)", best), Paper: 0.6560, Computed: g[best]}},
 		Claim{Row: policy.Row{Section: "paper 004 §3.3 (spec §C.6)", Kind: "recon", Tol: 5e-5,
@@ -326,12 +326,12 @@ func paper004Simulated(r paper004Result) []Claim {
 			Quantity: fmt.Sprintf("ChangeRatio, round-robin: about 100,000 of 353,000 pages change a cycle (here %s of 352,800)", commas(r.Changed))}},
 		Claim{Row: policy.Row{Section: "paper 004 §4.2 (spec §C.10)", Kind: "derived", Paper: 0.4, Computed: r.Frequency, Tol: 0.05,
 			Quantity: "ChangeRatio, frequency-based, first 5 cycles (greedy's ≈ 0.75 over \"almost twice\")"}, PaperText: "≈ 0.4"},
-		flagged(holds(f6, "proportional (s = 10) ≈ frequency-based (within 0.05)", "similar",
+		flagged(Holds(f6, "proportional (s = 10) ≈ frequency-based (within 0.05)", "similar",
 			fmt.Sprintf("%.3f vs %.3f", p10, r.Frequency), math.Abs(p10-r.Frequency) <= 0.05),
 			data+"; the spec's reconstruction also finds proportional far above the frequency policy (0.661)"),
-		holds(f6, "greedy ≈ adaptive: a \"marginal\" difference (under 0.03)", "marginal difference",
+		Holds(f6, "greedy ≈ adaptive: a \"marginal\" difference (under 0.03)", "marginal difference",
 			fmt.Sprintf("%.3f vs %.3f", g10, adp), math.Abs(g10-adp) < 0.03),
-		flagged(holds(f6, "an oracle that downloads only changed pages improves on greedy and adaptive by less than 25%", "< 25%",
+		flagged(Holds(f6, "an oracle that downloads only changed pages improves on greedy and adaptive by less than 25%", "< 25%",
 			fmt.Sprintf("oracle %.2f: +%.0f%% over greedy, +%.0f%% over adaptive", r.OracleR[p004R100k],
 				100*(r.OracleR[p004R100k]/g10-1), 100*(r.OracleR[p004R100k]/adp-1)),
 			r.OracleR[p004R100k]/min(g10, adp) < 1.25),
@@ -354,24 +354,24 @@ func paper004Simulated(r paper004Result) []Claim {
 	}
 	last := len(p004S) - 1
 	add(
-		holds(f7, "greedy's best sample size lies in 10–50 (R = 100,000; rule of thumb ≈ 20)", "10–50",
+		Holds(f7, "greedy's best sample size lies in 10–50 (R = 100,000; rule of thumb ≈ 20)", "10–50",
 			fmt.Sprintf("s = %d; greedy %s", best, strings.Join(sweep, ", ")), best >= 10 && best <= 50),
-		holds(f7, "greedy > proportional at s = 5 … 200", "greedy > proportional at every s", strings.Join(order, ", "), ordered),
-		flagged(holds(f7, "greedy > proportional at s = 1 and 2", "greedy > proportional at every s",
+		Holds(f7, "greedy > proportional at s = 5 … 200", "greedy > proportional at every s", strings.Join(order, ", "), ordered),
+		flagged(Holds(f7, "greedy > proportional at s = 1 and 2", "greedy > proportional at every s",
 			fmt.Sprintf("1: %.3f/%.3f, 2: %.3f/%.3f", r.Greedy[0], r.Prop[0], r.Greedy[1], r.Prop[1]),
 			r.Greedy[0] > r.Prop[0] && r.Greedy[1] > r.Prop[1]),
 			"in this mix the two are equal in expectation at s = 1 (a site shows 0 or 1 changes, the sites showing 1 hold more pages "+
 				"than the budget, and proportional's even split over them is what greedy's random choice among them gives on average), "+
 				"and at s = 2 greedy's edge, about 0.02, is within the spread of a 252-site draw; the paper's gap rests on its data"),
-		flagged(holds(f7, "s = 400: sampling takes the whole budget, both policies ≈ round-robin (within 0.02)", "performance degrades at large s",
+		flagged(Holds(f7, "s = 400: sampling takes the whole budget, both policies ≈ round-robin (within 0.02)", "performance degrades at large s",
 			fmt.Sprintf("greedy %.3f, proportional %.3f, round-robin %.3f", r.Greedy[last], r.Prop[last], r.RoundRobin),
 			math.Abs(r.Greedy[last]-r.RoundRobin) < 0.02 && math.Abs(r.Prop[last]-r.RoundRobin) < 0.02),
 			"400 samples from each of 252 sites are 100,800 > R = 100,000 downloads and the paper does not say how it capped them; here ⌊R/252⌋ = 396 a site"),
-		holds(f7, "standard deviation of ChangeRatio across cycles at s = 1 small against the mean (under 0.05)",
+		Holds(f7, "standard deviation of ChangeRatio across cycles at s = 1 small against the mean (under 0.05)",
 			"0.027 (greedy), 0.023 (proportional) against ≈ 0.75",
 			fmt.Sprintf("%.3f (greedy), %.3f (proportional) against %.3f", r.SDGreedy1, r.SDProp1, r.Greedy[0]),
 			r.SDGreedy1 < 0.05 && r.SDProp1 < 0.05),
-		flagged(holds(f7, "greedy's standard deviation across cycles above proportional's at s = 1", "0.027 > 0.023",
+		flagged(Holds(f7, "greedy's standard deviation across cycles above proportional's at s = 1", "0.027 > 0.023",
 			fmt.Sprintf("%.3f vs %.3f", r.SDGreedy1, r.SDProp1), r.SDGreedy1 > r.SDProp1),
 			"the crawl's cycle-to-cycle variation is not given, and five cycles a seed pin a standard deviation down only to about ±15% here"),
 	)
@@ -396,15 +396,15 @@ func paper004Simulated(r paper004Result) []Claim {
 	}
 	gr := r.GreedyR
 	add(
-		holds(f8, fmt.Sprintf("oracle's ChangeRatio below 1 once R exceeds the pages changed a cycle (%s)", commas(r.Changed)),
+		Holds(f8, fmt.Sprintf("oracle's ChangeRatio below 1 once R exceeds the pages changed a cycle (%s)", commas(r.Changed)),
 			"< 1 for R > 100,000", strings.Join(oracle, ", "), oracleOK),
-		holds(f8, "greedy (s = 10) above round-robin at every R from 5,000 to 300,000 (R: greedy/round-robin)", "greedy ≫ round-robin over most of the range",
+		Holds(f8, "greedy (s = 10) above round-robin at every R from 5,000 to 300,000 (R: greedy/round-robin)", "greedy ≫ round-robin over most of the range",
 			strings.Join(vsRR, ", "), aboveRR),
-		holds(f8, "greedy degrades below R ≈ 20,000: falls from 20,000 to 3,000, and at 20,000 above its value at 100,000",
+		Holds(f8, "greedy degrades below R ≈ 20,000: falls from 20,000 to 3,000, and at 20,000 above its value at 100,000",
 			"degradation starts at R < 20,000",
 			fmt.Sprintf("3k: %.3f, 5k: %.3f, 10k: %.3f, 20k: %.3f, 50k: %.3f, 100k: %.3f", gr[0], gr[1], gr[2], gr[3], gr[4], gr[5]),
 			gr[0] < gr[1] && gr[1] < gr[2] && gr[2] < gr[3] && gr[3] > gr[p004R100k]),
-		holds(f8, "greedy and round-robin converge at large R: their gap at 300,000 under a quarter of that at 100,000", "all converge at large R",
+		Holds(f8, "greedy and round-robin converge at large R: their gap at 300,000 under a quarter of that at 100,000", "all converge at large R",
 			fmt.Sprintf("%.3f at 100,000, %.3f at 300,000", gr[p004R100k]-r.RoundRobinR[p004R100k], gr[7]-r.RoundRobinR[7]),
 			gr[7]-r.RoundRobinR[7] < (gr[p004R100k]-r.RoundRobinR[p004R100k])/4),
 		Claim{Row: policy.Row{Section: f9, Kind: "printed", Paper: 0.73, Computed: gr[1], Tol: 0.005,
@@ -417,7 +417,7 @@ func paper004Simulated(r paper004Result) []Claim {
 		Claim{Row: policy.Row{Section: f9, Kind: "printed", Paper: 0.89, Computed: r.Subset5k, Tol: 0.005,
 			Quantity: "ChangeRatio, subset sampling (subsets of R/0.18 pages, greedy, s = 10), R = 5,000, " + mix,
 			Flag:     data}},
-		holds(f9, "subset sampling raises greedy's ChangeRatio at R = 5,000", "0.73 → 0.89",
+		Holds(f9, "subset sampling raises greedy's ChangeRatio at R = 5,000", "0.73 → 0.89",
 			fmt.Sprintf("%.3f → %.3f", gr[1], r.Subset5k), r.Subset5k > gr[1]),
 	)
 
@@ -427,9 +427,9 @@ func paper004Simulated(r paper004Result) []Claim {
 	lateG := mean(r.LongGreedy[n-50:])
 	longSetup := fmt.Sprintf("%d sites × 400 pages, R = %s (the same r), 5 cycles repeated", r.LongSites, commas(float64(r.LongBudget)))
 	add(
-		holds(f10, "frequency-based improves over the long run: cycles 1–50 against the last 50 of "+fmt.Sprint(n)+", "+longSetup,
+		Holds(f10, "frequency-based improves over the long run: cycles 1–50 against the last 50 of "+fmt.Sprint(n)+", "+longSetup,
 			"improves steadily", fmt.Sprintf("%.3f → %.3f", early, late), late > early),
-		flagged(holds(f10, fmt.Sprintf("frequency-based above greedy (s = 10) in cycles %d–%d", n-49, n), "better from about cycle 100",
+		flagged(Holds(f10, fmt.Sprintf("frequency-based above greedy (s = 10) in cycles %d–%d", n-49, n), "better from about cycle 100",
 			fmt.Sprintf("%.3f vs %.3f", late, lateG), late > lateG),
 			fmt.Sprintf("the crawl's pages repeat their own histories, in which a page's past predicts it; in the synthetic mix a page changes "+
 				"like its site, and the frequency policy's limit Σp²/Σp (%.3f here) is about greedy's ChangeRatio, so the two meet rather than cross", r.LongLimit)),
@@ -473,21 +473,21 @@ func paper004Simulated(r paper004Result) []Claim {
 	const k1, k5 = 0, 1
 	shortfall := min(a[k5][0], a[k5][1], a[p004K10][0], a[p004K10][1]) - max(a[k1][0], a[k1][1])
 	add(
-		flagged(holds(f11, "α = 0.9: ChangeRatio does not increase with k (by more than 0.005), k = 1 … 50", "falls as k grows",
+		flagged(Holds(f11, "α = 0.9: ChangeRatio does not increase with k (by more than 0.005), k = 1 … 50", "falls as k grows",
 			strings.Join(byK, ", "), fallsAll),
 			"with k = 1 every ρ̂ is 0 or 1 and the sites showing 1 hold more pages than R, so ρ_t = 1 and every site whose one sample "+
 				"was unchanged falls below it in the first round; the paper does not say how it computes ρ_t (spec §C.7)"),
-		holds(f11, "α = 0.9: ChangeRatio does not increase with k from 5 to 50, and k = 10 is within 0.01 of the best k",
+		Holds(f11, "α = 0.9: ChangeRatio does not increase with k from 5 to 50, and k = 10 is within 0.01 of the best k",
 			"small loss up to k = 10", strings.Join(byK[1:], ", "), falls5 && a[p004K10][p004A09] >= slices.Max([]float64{a[1][p004A09], a[2][p004A09], a[3][p004A09], a[4][p004A09]})-0.01),
-		holds(f11, "α barely matters for k = 5 and 10: ChangeRatio over α = 0.75 … 0.99 within 0.01", "no meaningful difference",
+		Holds(f11, "α barely matters for k = 5 and 10: ChangeRatio over α = 0.75 … 0.99 within 0.01", "no meaningful difference",
 			strings.Join(byAlpha[1:], "; "), max(alphaRange(k5, 1), alphaRange(p004K10, 1)) <= 0.01),
-		flagged(holds(f11, "nor at α = 0.5: k = 5 and 10 within 0.01 of their best α", "no meaningful difference",
+		flagged(Holds(f11, "nor at α = 0.5: k = 5 and 10 within 0.01 of their best α", "no meaningful difference",
 			fmt.Sprintf("k = 5: %.3f, k = 10: %.3f below", slices.Max(a[k5])-a[k5][0], slices.Max(a[p004K10])-a[p004K10][0]),
 			max(alphaRange(k5, 0), alphaRange(p004K10, 0)) <= 0.01),
 			"the interval method is not given (spec §C.7): Wilson's intervals at α = 0.5 (z = 0.67) are narrow enough after 5 or 10 "+
 				"samples to decide sites near ρ_t that needed more; the α values of Fig. 12 are not in the text"),
-		holds(f11, "k = 1 worse than k = 5 and 10 at α ≤ 0.75", "worse", byAlpha[0], shortfall > 0),
-		holds(f11, "recommended k = 10, α = 0.9 within 0.01 of the best setting measured", "k = 10, α ≈ 0.9",
+		Holds(f11, "k = 1 worse than k = 5 and 10 at α ≤ 0.75", "worse", byAlpha[0], shortfall > 0),
+		Holds(f11, "recommended k = 10, α = 0.9 within 0.01 of the best setting measured", "k = 10, α ≈ 0.9",
 			fmt.Sprintf("%.3f, best %.3f", a[p004K10][p004A09], bestA), a[p004K10][p004A09] >= bestA-0.01),
 	)
 	return claims

@@ -49,9 +49,9 @@ func (c Claim) Verdict() string {
 	return Differs
 }
 
-// holds returns an ordering or trend claim: the paper says it holds, ok
+// Holds returns an ordering or trend claim: the paper says it holds, ok
 // says whether it does here.
-func holds(section, quantity, paper, measured string, ok bool) Claim {
+func Holds(section, quantity, paper, measured string, ok bool) Claim {
 	c := Claim{Row: policy.Row{Section: section, Quantity: quantity, Paper: 1, Kind: "printed"},
 		PaperText: paper, MeasuredText: measured}
 	if ok {

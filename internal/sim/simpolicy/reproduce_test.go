@@ -22,8 +22,8 @@ func TestClaimVerdict(t *testing.T) {
 		{"flagged and differs", row(30, 26.4, 0.5, "printed 30%"), DiffersFlagged},
 		{"differs", row(30, 26.4, 0.5, ""), Differs},
 		{"pending", Claim{Pending: "not implemented"}, NotMeasurable},
-		{"ordering holds", holds("s", "q", "a < b", "1 < 2", true), Agrees},
-		{"ordering fails", holds("s", "q", "a < b", "2 < 1", false), Differs},
+		{"ordering holds", Holds("s", "q", "a < b", "1 < 2", true), Agrees},
+		{"ordering fails", Holds("s", "q", "a < b", "2 < 1", false), Differs},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

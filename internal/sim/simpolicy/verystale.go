@@ -133,7 +133,7 @@ func VeryStaleClaims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
 				Paper:    h.costR, Computed: v.CostPerHour, Tol: 0.005}},
 		)
 	}
-	claims = append(claims, holds(s, "very stale share falls with the horizon, unknown Δ", "9.1% → 3.8%",
+	claims = append(claims, Holds(s, "very stale share falls with the horizon, unknown Δ", "9.1% → 3.8%",
 		fmt.Sprintf("%.1f%% → %.1f%%", 100*res[0].VeryStale, 100*res[1].VeryStale), res[1].VeryStale < res[0].VeryStale))
 	return claims, nil
 }
