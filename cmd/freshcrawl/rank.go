@@ -33,8 +33,8 @@ input, a name ending in .gz is gunzipped): one directed link a line, "FROM
 TO", two non-negative integer node ids separated by tabs or spaces, lines
 starting with # ignored. Or -data ranks the link graph a crawl has recorded
 (the crawl must not be running): the pages fetched with content and the
-in-scope pages they link to, listed by URL, with whether the collection
-holds them; its frontier URLs have no known out-links, so there -dangling
+in-scope pages they link to, and the other URLs the crawl knows, listed by
+URL, with whether the collection holds them; its frontier URLs have no known out-links, so there -dangling
 defaults to sink (spec: IR' on a partial crawl). Or -synthetic makes a
 web-like graph of that many
 nodes and edges in memory (sites of 100 pages, 80%% of links within sites,
