@@ -42,6 +42,10 @@ type Config struct {
 	Resolve         []ResolveRule // fixed addresses for host names, tried before DNS
 	Resolver        *net.Resolver // default net.DefaultResolver
 	Now             func() time.Time
+	// Dial connects to an address the resolve rules and the address
+	// guard have passed; nil means a net.Dialer. Tests give an in-memory
+	// network (internal/memnet).
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 func (c *Config) defaults() {
@@ -86,6 +90,10 @@ func New(cfg Config) *Fetcher {
 		resolver:     cfg.Resolver,
 		rules:        cfg.Resolve,
 		allowPrivate: cfg.AllowPrivate,
+		dial:         cfg.Dial,
+	}
+	if d.dial == nil {
+		d.dial = d.net.DialContext
 	}
 	tr := &http.Transport{
 		DialContext:            d.DialContext,

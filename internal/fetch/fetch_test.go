@@ -6,6 +6,7 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -167,6 +168,35 @@ func TestPrivateAddressesRefused(t *testing.T) {
 	defer allowed.Close()
 	if r, err := allowed.Fetch(ctx, Request{URL: srv.URL}); err != nil || r.Status != 200 {
 		t.Errorf("with AllowPrivate: %v", err)
+	}
+}
+
+// A Dial given in the Config is what connects, behind the address guard:
+// it is never asked for a private address unless they are allowed, and it
+// gets the address the resolve rules chose.
+func TestDialBehindGuard(t *testing.T) {
+	var dialed []string
+	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
+		dialed = append(dialed, address)
+		return nil, errors.New("no network here")
+	}
+	rules := []ResolveRule{{Pattern: "*.test", Addr: "127.0.0.1:8080"}}
+	f := New(Config{Resolve: rules, Dial: dial})
+	defer f.Close()
+	ctx := context.Background()
+	if _, err := f.Fetch(ctx, Request{URL: "http://a.test/"}); !errors.Is(err, ErrPrivate) {
+		t.Errorf("error %v, want ErrPrivate", err)
+	}
+	if len(dialed) != 0 {
+		t.Errorf("Dial was asked for %v although private addresses are not allowed", dialed)
+	}
+	allowed := New(Config{Resolve: rules, Dial: dial, AllowPrivate: true})
+	defer allowed.Close()
+	if _, err := allowed.Fetch(ctx, Request{URL: "http://a.test/"}); err == nil {
+		t.Error("a fetch through a Dial that fails succeeded")
+	}
+	if len(dialed) != 1 || dialed[0] != "127.0.0.1:8080" {
+		t.Errorf("Dial was asked for %v, want [127.0.0.1:8080]", dialed)
 	}
 }
 

@@ -82,6 +82,7 @@ type dialer struct {
 	resolver     *net.Resolver
 	rules        []ResolveRule
 	allowPrivate bool
+	dial         func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 func (d *dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
@@ -115,7 +116,7 @@ func (d *dialer) DialContext(ctx context.Context, network, address string) (net.
 			}
 			continue
 		}
-		conn, err := d.net.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
+		conn, err := d.dial(ctx, network, net.JoinHostPort(a.String(), port))
 		if err == nil {
 			return conn, nil
 		}
