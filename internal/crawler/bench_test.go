@@ -37,7 +37,7 @@ func BenchmarkCrawlThroughput(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	addr := serve(b, web)
+	addr := serveTCP(b, web)
 	for b.Loop() {
 		cfg := testConfig(b, b.TempDir(), addr)
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

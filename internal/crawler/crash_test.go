@@ -435,74 +435,75 @@ const bugRevisitsStarve = "waiting for fix: due revisits starve a host's queue w
 // a third of the fetches must be first fetches. Alternating the two gives
 // about half; taking every due revisit first leaves new URLs only what
 // comes before the revisits outrun the host, about ten fetches of the
-// seventy-odd a two-second run makes. The share does not depend on the
-// machine's speed: the slower the fetches, the sooner the revisits outrun
-// them. The revisit case of the crash test found this: under the race
-// detector its final run never emptied the queue.
+// seventy-odd a two-second run makes. The crawl runs in a synctest
+// bubble, so the share does not depend on the machine's speed. The
+// revisit case of the crash test found this: under the race detector its
+// final run never emptied the queue.
 func TestRevisitsLeaveRoomForNewURLs(t *testing.T) {
-	wcfg := simweb.DefaultConfig()
-	wcfg.Seed = 1
-	wcfg.Hosts, wcfg.PagesPerHost = 1, 60
-	wcfg.Churn = 0
-	web, err := simweb.New(wcfg, &simweb.ManualClock{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(web)
-	t.Cleanup(srv.Close)
-	rule, err := fetch.ParseResolve("*.test=" + srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		c              *Crawler
-		fetches, first int
-		seen           = map[string]bool{}
-		emptied        bool
-		fetchesAll     int
-	)
-	c, err = New(Config{
-		DataDir: t.TempDir(),
-		Seeds:   crashSeeds(web),
-		Scope:   ScopeAny,
-		Delay:   25 * time.Millisecond,
-		Revisit: 250 * time.Millisecond,
-		Fetch:   fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second},
-		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-		OnFetch: func(e Event) {
-			fetchesAll++
-			if emptied {
-				return
-			}
-			fetches++
-			if !seen[e.URL] {
-				seen[e.URL] = true
-				first++
-			}
-			emptied = c.Stats().Queued == 0
-		},
+	bubble(t, func(t *testing.T) {
+		wcfg := simweb.DefaultConfig()
+		wcfg.Seed = 1
+		wcfg.Hosts, wcfg.PagesPerHost = 1, 60
+		wcfg.Churn = 0
+		web, err := simweb.New(wcfg, &simweb.ManualClock{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := serve(t, web)
+		rule, err := fetch.ParseResolve("*.test=" + at.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var (
+			c              *Crawler
+			fetches, first int
+			seen           = map[string]bool{}
+			emptied        bool
+			fetchesAll     int
+		)
+		c, err = New(Config{
+			DataDir: t.TempDir(),
+			Seeds:   crashSeeds(web),
+			Scope:   ScopeAny,
+			Delay:   25 * time.Millisecond,
+			Revisit: 250 * time.Millisecond,
+			Fetch:   fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second, Dial: at.dial},
+			Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+			OnFetch: func(e Event) {
+				fetchesAll++
+				if emptied {
+					return
+				}
+				fetches++
+				if !seen[e.URL] {
+					seen[e.URL] = true
+					first++
+				}
+				emptied = c.Stats().Queued == 0
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := c.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		left := c.Stats().Queued
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d fetches in 2 s, %d of them before the queue emptied (emptied %v; %d URLs left queued), %d of those first fetches",
+			fetchesAll, fetches, emptied, left, first)
+		if fetches < 20 {
+			t.Fatalf("%d fetches: too few to judge", fetches)
+		}
+		pending := &pendingChecks{}
+		pending.expect(t, 3*first >= fetches, bugRevisitsStarve,
+			"%d of %d fetches while URLs were queued were first fetches; want at least a third", first, fetches)
+		pending.skip(t)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	left := c.Stats().Queued
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d fetches in 2 s, %d of them before the queue emptied (emptied %v; %d URLs left queued), %d of those first fetches",
-		fetchesAll, fetches, emptied, left, first)
-	if fetches < 20 {
-		t.Fatalf("%d fetches: too few to judge", fetches)
-	}
-	pending := &pendingChecks{}
-	pending.expect(t, 3*first >= fetches, bugRevisitsStarve,
-		"%d of %d fetches while URLs were queued were first fetches; want at least a third", first, fetches)
-	pending.skip(t)
 }
 
 // crashTears follows the WARC files that kills leave torn, and now and

@@ -3,17 +3,52 @@ package crawler
 import (
 	"context"
 	"log/slog"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/memnet"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
-// testWeb serves a simweb on loopback and returns it with its address.
-func testWeb(t *testing.T, cfg simweb.Config, speed float64) (*simweb.Web, string) {
+// The crawler's tests run inside testing/synctest bubbles: the crawler and
+// the simweb it crawls talk over memnet, so time moves only when every
+// goroutine waits (on a delay, a back-off, a timer, the other end), and a
+// crawl's outcome does not depend on the machine's speed or load. The
+// crash tests, whose crawls run in child processes, and the benchmarks,
+// which measure wall time, use loopback TCP.
+
+// bubble runs f in a synctest bubble, then empties the process's
+// sync.Pools. Pebble pools the tasks of its sstable writers, each with a
+// channel; a channel made in a bubble is the bubble's, and a flush in a
+// later bubble (or outside any) that reused the task would be a fatal
+// error. Two collections drop every pooled object (the first moves them
+// to the pools' victim caches, the second frees those), and the bubble's
+// goroutines have all ended by then, so none is held. Bubbles therefore
+// never run in parallel in this package.
+func bubble(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	synctest.Test(t, f)
+	runtime.GC()
+	runtime.GC()
+}
+
+// endpoint is where a test's web is served: an address for the crawler's
+// resolve rule, and the dial that reaches it (nil: TCP).
+type endpoint struct {
+	addr string
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// testWeb serves a simweb whose clock runs speed times as fast as the
+// test's and returns it with its endpoint.
+func testWeb(t *testing.T, cfg simweb.Config, speed float64) (*simweb.Web, endpoint) {
 	t.Helper()
 	web, err := simweb.New(cfg, simweb.NewWallClock(speed))
 	if err != nil {
@@ -22,11 +57,24 @@ func testWeb(t *testing.T, cfg simweb.Config, speed float64) (*simweb.Web, strin
 	return web, serve(t, web)
 }
 
-// serve serves web on a loopback port until the test ends.
-func serve(t testing.TB, web *simweb.Web) string {
-	srv := httptest.NewServer(web)
+// serve serves h over memnet until the test ends.
+func serve(t testing.TB, h http.Handler) endpoint {
+	l, err := memnet.Listen("127.0.0.1:80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return endpoint{addr: l.Addr().String(), dial: l.Dial}
+}
+
+// serveTCP serves h on a loopback port until the test ends, for crawls
+// outside a bubble.
+func serveTCP(t testing.TB, h http.Handler) endpoint {
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().String()
+	return endpoint{addr: srv.Listener.Addr().String()}
 }
 
 func seedsOf(web *simweb.Web) []string {
@@ -37,8 +85,8 @@ func seedsOf(web *simweb.Web) []string {
 	return seeds
 }
 
-func testConfig(t testing.TB, dir, addr string) Config {
-	rule, err := fetch.ParseResolve("*.test=" + addr)
+func testConfig(t testing.TB, dir string, at endpoint) Config {
+	rule, err := fetch.ParseResolve("*.test=" + at.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,40 +97,43 @@ func testConfig(t testing.TB, dir, addr string) Config {
 	return Config{
 		DataDir: dir,
 		Scope:   ScopeAny,
-		Fetch:   fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second},
-		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
-		NoSync:  true,
+		Fetch: fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second,
+			Dial: at.dial},
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
+		NoSync: true,
 	}
 }
 
 func TestCrawlSmallWeb(t *testing.T) {
-	sc := simweb.DefaultConfig()
-	sc.Hosts, sc.PagesPerHost = 5, 40
-	web, addr := testWeb(t, sc, 1)
-	web.Audit().Reset(simweb.AuditConfig{MinDelay: 20 * time.Millisecond, MaxInFlight: 1})
-	cfg := testConfig(t, t.TempDir(), addr)
-	cfg.Seeds = seedsOf(web)
-	cfg.Delay = 25 * time.Millisecond
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	st := c.Stats()
-	t.Logf("stats: %+v", st)
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	rep := web.Audit().Report()
-	t.Logf("audit: %+v", rep)
-	if v := rep.Violations(); v != 0 {
-		t.Errorf("audit: %d violations: %+v", v, rep)
-	}
-	if st.Held < 100 {
-		t.Errorf("held %d pages, want most of 200", st.Held)
-	}
+	bubble(t, func(t *testing.T) {
+		sc := simweb.DefaultConfig()
+		sc.Hosts, sc.PagesPerHost = 5, 40
+		web, addr := testWeb(t, sc, 1)
+		web.Audit().Reset(simweb.AuditConfig{MinDelay: 20 * time.Millisecond, MaxInFlight: 1})
+		cfg := testConfig(t, t.TempDir(), addr)
+		cfg.Seeds = seedsOf(web)
+		cfg.Delay = 25 * time.Millisecond
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+		defer cancel()
+		if err := c.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		st := c.Stats()
+		t.Logf("stats: %+v", st)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		rep := web.Audit().Report()
+		t.Logf("audit: %+v", rep)
+		if v := rep.Violations(); v != 0 {
+			t.Errorf("audit: %d violations: %+v", v, rep)
+		}
+		if st.Held < 100 {
+			t.Errorf("held %d pages, want most of 200", st.Held)
+		}
+	})
 }

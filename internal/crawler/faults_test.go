@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -48,7 +47,8 @@ const (
 	faultTimeout    = time.Second
 	// faultSlack is how late, beyond the back-off, the crawler may come
 	// back to a host: the outcome is committed and the host dispatched
-	// again, on two cores shared with the other cases.
+	// again. The tests run on a synctest bubble's clock, where that takes
+	// no time; the slack is for the delays between, which do.
 	faultSlack = time.Second
 )
 
@@ -172,11 +172,11 @@ func (l *logBuffer) String() string {
 }
 
 // faultEnv is a synthetic web on a clock that stands still unless told,
-// served on loopback with a log of what it served, and a data directory.
+// served with a log of what it served, and a data directory.
 type faultEnv struct {
 	web    *simweb.Web
 	clock  *simweb.ManualClock
-	addr   string
+	addr   endpoint
 	server *serverLog
 	dir    string
 }
@@ -189,9 +189,7 @@ func newFaultEnv(t *testing.T, cfg simweb.Config) *faultEnv {
 		t.Fatal(err)
 	}
 	e := &faultEnv{web: web, clock: clock, server: &serverLog{}, dir: t.TempDir()}
-	srv := httptest.NewServer(e.server.wrap(web))
-	t.Cleanup(srv.Close)
-	e.addr = srv.Listener.Addr().String()
+	e.addr = serve(t, e.server.wrap(web))
 	return e
 }
 
@@ -591,11 +589,12 @@ const bugTransportRetry = "waiting for fix: net/http retries a GET at once after
 
 // TestFaults crawls a web with each fault mode of simweb in turn, after a
 // crawl of the web without faults that the cases are measured against.
+// Each crawl runs in a synctest bubble, so the back-offs, Retry-After
+// waits and timeouts it is judged by are exact, whatever the machine's
+// load (or the race detector's slowing it down).
 func TestFaults(t *testing.T) {
-	if raceDetector() {
-		t.Skip("the race detector slows crawls several times over, and these tests time them against back-offs and Retry-After in wall-clock time")
-	}
-	base := measureBaseline(t)
+	var base faultBaseline
+	bubble(t, func(t *testing.T) { base = measureBaseline(t) })
 	tests := []faultCase{
 		{
 			name: "5xx", faults: "5xx=0.2", run: 8 * time.Second, fault: isServerError,
@@ -667,39 +666,18 @@ func TestFaults(t *testing.T) {
 			check: checkRobots404,
 		},
 	}
-	// Cases that measure the heap run first, one at a time: the heap is
-	// the process's. The others then run all at once. They spend their
-	// time waiting out back-offs and run times, so they are not limited
-	// to -parallel (GOMAXPROCS) at a time, as t.Parallel would have them.
+	// One case at a time: the heap the heap cases measure is the
+	// process's, and bubbles do not run in parallel (bubble).
 	for _, tc := range tests {
-		if tc.heap {
-			t.Run(tc.name, func(t *testing.T) { runFaultCase(t, tc, base) })
-		}
-	}
-	var wg sync.WaitGroup
-	for _, tc := range tests {
-		if !tc.heap {
-			wg.Go(func() { t.Run(tc.name, func(t *testing.T) { runFaultCase(t, tc, base) }) })
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			bubble(t, func(t *testing.T) { runFaultCase(t, tc, base) })
+		})
 	}
 	for _, mode := range []string{"absent", "wrong"} {
-		wg.Go(func() { t.Run("validators-"+mode, func(t *testing.T) { testValidators(t, mode) }) })
+		t.Run("validators-"+mode, func(t *testing.T) {
+			bubble(t, func(t *testing.T) { testValidators(t, mode) })
+		})
 	}
-	wg.Wait()
-}
-
-// raceDetector reports whether the test binary was built with -race.
-func raceDetector() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
 }
 
 func runFaultCase(t *testing.T, tc faultCase, base faultBaseline) {

@@ -112,7 +112,7 @@ func (w *idealWorld) heldMass(t testing.TB, s *store.Store) (share float64, held
 // (or, with stop, until the collection holds want of the ideal top-N
 // PageRank mass), and returns the share at the end, when it first reached
 // want, the pages held and the crawl's totals.
-func refineCrawl(t *testing.T, web *simweb.Web, addr string, w *idealWorld, n int, order Ordering, want float64, limit time.Duration, stop bool) (share float64, reached time.Duration, held int, st Stats) {
+func refineCrawl(t *testing.T, web *simweb.Web, addr endpoint, w *idealWorld, n int, order Ordering, want float64, limit time.Duration, stop bool) (share float64, reached time.Duration, held int, st Stats) {
 	t.Helper()
 	cfg := testConfig(t, t.TempDir(), addr)
 	cfg.Seeds = seedsOf(web)[:1]
@@ -162,40 +162,42 @@ func refineCrawl(t *testing.T, web *simweb.Web, addr string, w *idealWorld, n in
 // of it than breadth-first order, whose collection is simply the first N
 // pages found; and the collection never exceeds its capacity.
 func TestRefinement(t *testing.T) {
-	hosts, pages, limit, want, stop := 30, 60, 25*time.Second, 0.9, true
-	if os.Getenv("FRESHCRAWL_REFINE") == "1" {
-		hosts, pages, limit, want, stop = 200, 100, time.Minute, 0.95, false
-		if v := os.Getenv("FRESHCRAWL_REFINE_HOSTS"); v != "" {
-			hosts, _ = strconv.Atoi(v)
+	bubble(t, func(t *testing.T) {
+		hosts, pages, limit, want, stop := 30, 60, 25*time.Second, 0.9, true
+		if os.Getenv("FRESHCRAWL_REFINE") == "1" {
+			hosts, pages, limit, want, stop = 200, 100, time.Minute, 0.95, false
+			if v := os.Getenv("FRESHCRAWL_REFINE_HOSTS"); v != "" {
+				hosts, _ = strconv.Atoi(v)
+			}
+			if v := os.Getenv("FRESHCRAWL_REFINE_FOR"); v != "" {
+				limit, _ = time.ParseDuration(v)
+			}
 		}
-		if v := os.Getenv("FRESHCRAWL_REFINE_FOR"); v != "" {
-			limit, _ = time.ParseDuration(v)
+		sc := simweb.DefaultConfig()
+		sc.Hosts, sc.PagesPerHost = hosts, pages
+		sc.Churn = 0
+		sc.Robots.CrawlDelay = 0
+		web, addr := testWeb(t, sc, 1)
+		n := hosts * pages / 10
+		w := newIdealWorld(t, web, n)
+		share, reached, held, st := refineCrawl(t, web, addr, w, n, OrderPageRank, want, limit, stop)
+		t.Logf("pagerank ordering, capacity %d of %d pages: %.4f of the ideal top-%d mass held (%d pages, %d evicted), %v to reach %.2f, %d requests",
+			n, hosts*pages, share, n, held, st.Evicted, reached.Round(time.Millisecond), want, st.Requests)
+		if share < want {
+			t.Errorf("PageRank ordering holds %.4f of the ideal mass, want at least %.2f", share, want)
 		}
-	}
-	sc := simweb.DefaultConfig()
-	sc.Hosts, sc.PagesPerHost = hosts, pages
-	sc.Churn = 0
-	sc.Robots.CrawlDelay = 0
-	web, addr := testWeb(t, sc, 1)
-	n := hosts * pages / 10
-	w := newIdealWorld(t, web, n)
-	share, reached, held, st := refineCrawl(t, web, addr, w, n, OrderPageRank, want, limit, stop)
-	t.Logf("pagerank ordering, capacity %d of %d pages: %.4f of the ideal top-%d mass held (%d pages, %d evicted), %v to reach %.2f, %d requests",
-		n, hosts*pages, share, n, held, st.Evicted, reached.Round(time.Millisecond), want, st.Requests)
-	if share < want {
-		t.Errorf("PageRank ordering holds %.4f of the ideal mass, want at least %.2f", share, want)
-	}
-	if held > n {
-		t.Errorf("%d pages held, capacity %d", held, n)
-	}
-	if st.Evicted == 0 {
-		t.Error("no page left the collection: nothing was refined")
-	}
-	bfs, _, _, _ := refineCrawl(t, web, addr, w, n, OrderBreadthFirst, 2, 5*time.Second, false)
-	t.Logf("breadth-first ordering: %.4f of the ideal mass", bfs)
-	if bfs >= share {
-		t.Errorf("breadth-first %.4f holds as much as PageRank ordering %.4f", bfs, share)
-	}
+		if held > n {
+			t.Errorf("%d pages held, capacity %d", held, n)
+		}
+		if st.Evicted == 0 {
+			t.Error("no page left the collection: nothing was refined")
+		}
+		bfs, _, _, _ := refineCrawl(t, web, addr, w, n, OrderBreadthFirst, 2, 5*time.Second, false)
+		t.Logf("breadth-first ordering: %.4f of the ideal mass", bfs)
+		if bfs >= share {
+			t.Errorf("breadth-first %.4f holds as much as PageRank ordering %.4f", bfs, share)
+		}
+	})
 }
 
 // TestImportanceWeights: under PageRank ordering each page fetched takes
@@ -205,58 +207,60 @@ func TestRefinement(t *testing.T) {
 // differ from page to page, and the planner never gives a heavier page of
 // the same change rate a longer interval, and over some rates a shorter.
 func TestImportanceWeights(t *testing.T) {
-	sc := simweb.DefaultConfig()
-	sc.Hosts, sc.PagesPerHost = 6, 40
-	sc.Churn = 0
-	web, addr := testWeb(t, sc, 3600)
-	cfg := testConfig(t, t.TempDir(), addr)
-	cfg.Seeds = seedsOf(web)
-	cfg.Delay = -1
-	cfg.Ordering = OrderPageRank
-	cfg.RankInterval = 200 * time.Millisecond
-	cfg.Revisit = time.Second
-	cfg.TimeScale = 3600
-	c := crawlUntil(t, cfg, 1500, 20*time.Second)
-	defer c.Close()
-	var ws []float64
-	err := c.store.ForEachPage(func(p store.Page) error {
-		if p.Held && p.Kind == KindPage && p.Weight > 0 {
-			ws = append(ws, p.Weight)
+	bubble(t, func(t *testing.T) {
+		sc := simweb.DefaultConfig()
+		sc.Hosts, sc.PagesPerHost = 6, 40
+		sc.Churn = 0
+		web, addr := testWeb(t, sc, 3600)
+		cfg := testConfig(t, t.TempDir(), addr)
+		cfg.Seeds = seedsOf(web)
+		cfg.Delay = -1
+		cfg.Ordering = OrderPageRank
+		cfg.RankInterval = 200 * time.Millisecond
+		cfg.Revisit = time.Second
+		cfg.TimeScale = 3600
+		c := crawlUntil(t, cfg, 1500, 20*time.Second)
+		defer c.Close()
+		var ws []float64
+		err := c.store.ForEachPage(func(p store.Page) error {
+			if p.Held && p.Kind == KindPage && p.Weight > 0 {
+				ws = append(ws, p.Weight)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
+		if len(ws) < 100 {
+			t.Fatalf("only %d held pages weighed", len(ws))
+		}
+		mean := 0.0
+		for _, w := range ws {
+			mean += w
+		}
+		mean /= float64(len(ws))
+		t.Logf("%d held pages weighed, mean weight %.3f, from %.3f to %.2f", len(ws), mean, slices.Min(ws), slices.Max(ws))
+		if mean < 0.5 || mean > 2 || slices.Max(ws) < 2*slices.Min(ws) {
+			t.Errorf("weights of mean %.3f from %.3f to %.3f: want a mean about 1 and a spread", mean, slices.Min(ws), slices.Max(ws))
+		}
+		if c.planner == nil {
+			t.Fatal("no refresh plan")
+		}
+		shorter := 0
+		for e := -8.0; e <= 2; e += 0.5 {
+			rate := math.Pow(10, e)
+			heavy, light := c.planner.Interval(rate, 4), c.planner.Interval(rate, 0.25)
+			if heavy > light {
+				t.Errorf("rate %.3g: a page of weight 4 every %.4g s, of weight 1/4 every %.4g s", rate, heavy, light)
+			}
+			if heavy < light {
+				shorter++
+			}
+		}
+		if shorter == 0 {
+			t.Error("at no rate does the heavier page come more often")
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ws) < 100 {
-		t.Fatalf("only %d held pages weighed", len(ws))
-	}
-	mean := 0.0
-	for _, w := range ws {
-		mean += w
-	}
-	mean /= float64(len(ws))
-	t.Logf("%d held pages weighed, mean weight %.3f, from %.3f to %.2f", len(ws), mean, slices.Min(ws), slices.Max(ws))
-	if mean < 0.5 || mean > 2 || slices.Max(ws) < 2*slices.Min(ws) {
-		t.Errorf("weights of mean %.3f from %.3f to %.3f: want a mean about 1 and a spread", mean, slices.Min(ws), slices.Max(ws))
-	}
-	if c.planner == nil {
-		t.Fatal("no refresh plan")
-	}
-	shorter := 0
-	for e := -8.0; e <= 2; e += 0.5 {
-		rate := math.Pow(10, e)
-		heavy, light := c.planner.Interval(rate, 4), c.planner.Interval(rate, 0.25)
-		if heavy > light {
-			t.Errorf("rate %.3g: a page of weight 4 every %.4g s, of weight 1/4 every %.4g s", rate, heavy, light)
-		}
-		if heavy < light {
-			shorter++
-		}
-	}
-	if shorter == 0 {
-		t.Error("at no rate does the heavier page come more often")
-	}
 }
 
 // TestTopicOrdering crawls the same simweb in breadth-first and in topic
@@ -265,52 +269,54 @@ func TestImportanceWeights(t *testing.T) {
 // fetched: the similarity crawler (dissertation §2.5.4) finds more of
 // them.
 func TestTopicOrdering(t *testing.T) {
-	sc := simweb.DefaultConfig()
-	sc.Hosts, sc.PagesPerHost = 20, 100
-	sc.Churn = 0
-	sc.Robots.CrawlDelay = 0
-	web, addr := testWeb(t, sc, 1)
-	hotFound := func(order Ordering) (int, int) {
-		cfg := testConfig(t, t.TempDir(), addr)
-		cfg.Seeds = seedsOf(web)[:1]
-		cfg.Delay = -1
-		cfg.Workers = 8
-		cfg.Budget = 300
-		cfg.Ordering = order
-		cfg.Topic = "computer"
-		cfg.RankInterval = 100 * time.Millisecond
-		var hot, pages atomic.Int64
-		cfg.OnFetch = func(e Event) {
-			if e.Sitemap || e.Body == nil || pages.Load() >= 600 {
-				return
+	bubble(t, func(t *testing.T) {
+		sc := simweb.DefaultConfig()
+		sc.Hosts, sc.PagesPerHost = 20, 100
+		sc.Churn = 0
+		sc.Robots.CrawlDelay = 0
+		web, addr := testWeb(t, sc, 1)
+		hotFound := func(order Ordering) (int, int) {
+			cfg := testConfig(t, t.TempDir(), addr)
+			cfg.Seeds = seedsOf(web)[:1]
+			cfg.Delay = -1
+			cfg.Workers = 8
+			cfg.Budget = 300
+			cfg.Ordering = order
+			cfg.Topic = "computer"
+			cfg.RankInterval = 100 * time.Millisecond
+			var hot, pages atomic.Int64
+			cfg.OnFetch = func(e Event) {
+				if e.Sitemap || e.Body == nil || pages.Load() >= 600 {
+					return
+				}
+				pages.Add(1)
+				if topicHot(e.Body, "computer") {
+					hot.Add(1)
+				}
 			}
-			pages.Add(1)
-			if topicHot(e.Body, "computer") {
-				hot.Add(1)
+			c, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		c, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		go func() {
-			for ctx.Err() == nil && pages.Load() < 600 {
-				time.Sleep(20 * time.Millisecond)
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			go func() {
+				for ctx.Err() == nil && pages.Load() < 600 {
+					time.Sleep(20 * time.Millisecond)
+				}
+				cancel()
+			}()
+			if err := c.Run(ctx); err != nil {
+				t.Fatal(err)
 			}
-			cancel()
-		}()
-		if err := c.Run(ctx); err != nil {
-			t.Fatal(err)
+			return int(hot.Load()), int(pages.Load())
 		}
-		return int(hot.Load()), int(pages.Load())
-	}
-	bh, bn := hotFound(OrderBreadthFirst)
-	th, tn := hotFound(OrderTopic)
-	t.Logf("hot pages among the first pages fetched: breadth-first %d of %d, topic %d of %d", bh, bn, th, tn)
-	if tn < 500 || th <= bh*3/2 {
-		t.Errorf("topic ordering found %d hot pages in %d, breadth-first %d in %d: want half as many again", th, tn, bh, bn)
-	}
+		bh, bn := hotFound(OrderBreadthFirst)
+		th, tn := hotFound(OrderTopic)
+		t.Logf("hot pages among the first pages fetched: breadth-first %d of %d, topic %d of %d", bh, bn, th, tn)
+		if tn < 500 || th <= bh*3/2 {
+			t.Errorf("topic ordering found %d hot pages in %d, breadth-first %d in %d: want half as many again", th, tn, bh, bn)
+		}
+	})
 }

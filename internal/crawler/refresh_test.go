@@ -101,31 +101,33 @@ func crawlUntil(t *testing.T, cfg Config, n int64, limit time.Duration) *Crawler
 // pages are planned from their own estimates, not uniformly. Reopening the data
 // directory under another policy and back rebuilds the plan.
 func TestRefreshOptimal(t *testing.T) {
-	dir := t.TempDir()
-	rows, load := refreshCrawl(t, dir, PolicyOptimal, 7)
-	if len(rows) < 200 {
-		t.Fatalf("%d pages held, want most of 240", len(rows))
-	}
-	intervals := map[time.Duration]int{}
-	for _, p := range rows {
-		iv := p.NextDue.Sub(p.LastFetch)
-		if iv <= 0 {
-			t.Fatalf("%s: due %v after its last fetch", p.URL, iv)
+	bubble(t, func(t *testing.T) {
+		dir := t.TempDir()
+		rows, load := refreshCrawl(t, dir, PolicyOptimal, 7)
+		if len(rows) < 200 {
+			t.Fatalf("%d pages held, want most of 240", len(rows))
 		}
-		intervals[iv.Round(100*time.Millisecond)]++
-	}
-	budget := float64(len(rows)) / time.Second.Seconds()
-	t.Logf("%d pages held, planned load %.1f/s for a revisit budget of %.1f/s, %d distinct intervals", len(rows), load, budget, len(intervals))
-	if math.Abs(load/budget-1) > 0.05 {
-		t.Errorf("planned revisit load %.1f/s, budget %.1f/s", load, budget)
-	}
-	if len(intervals) < 5 {
-		t.Errorf("only %d distinct intervals (to 0.1 s): the plan is not using the estimates", len(intervals))
-	}
-	// Under uniform, then optimal again: the counters are rebuilt each
-	// time the policy changes to a planned one.
-	refreshCrawl(t, dir, PolicyUniform, 2)
-	refreshCrawl(t, dir, PolicyOptimal, 1)
+		intervals := map[time.Duration]int{}
+		for _, p := range rows {
+			iv := p.NextDue.Sub(p.LastFetch)
+			if iv <= 0 {
+				t.Fatalf("%s: due %v after its last fetch", p.URL, iv)
+			}
+			intervals[iv.Round(100*time.Millisecond)]++
+		}
+		budget := float64(len(rows)) / time.Second.Seconds()
+		t.Logf("%d pages held, planned load %.1f/s for a revisit budget of %.1f/s, %d distinct intervals", len(rows), load, budget, len(intervals))
+		if math.Abs(load/budget-1) > 0.05 {
+			t.Errorf("planned revisit load %.1f/s, budget %.1f/s", load, budget)
+		}
+		if len(intervals) < 5 {
+			t.Errorf("only %d distinct intervals (to 0.1 s): the plan is not using the estimates", len(intervals))
+		}
+		// Under uniform, then optimal again: the counters are rebuilt each
+		// time the policy changes to a planned one.
+		refreshCrawl(t, dir, PolicyUniform, 2)
+		refreshCrawl(t, dir, PolicyOptimal, 1)
+	})
 }
 
 // TestRefreshNutch checks the Nutch baseline in the crawler: every page
@@ -133,26 +135,28 @@ func TestRefreshOptimal(t *testing.T) {
 // visits that found no change and shrunk (× 0.8) on those that did, within
 // Nutch's bounds scaled to simweb's clock.
 func TestRefreshNutch(t *testing.T) {
-	rows, _ := refreshCrawl(t, t.TempDir(), PolicyNutch, 7)
-	longer, shorter := 0, 0
-	for _, p := range rows {
-		if p.Fetches < 2 {
-			continue
+	bubble(t, func(t *testing.T) {
+		rows, _ := refreshCrawl(t, t.TempDir(), PolicyNutch, 7)
+		longer, shorter := 0, 0
+		for _, p := range rows {
+			if p.Fetches < 2 {
+				continue
+			}
+			if p.Interval <= 0 {
+				t.Fatalf("%s: fetched %d times, no adaptive interval in its row", p.URL, p.Fetches)
+			}
+			switch {
+			case p.Interval > 1.01:
+				longer++
+			case p.Interval < 0.99:
+				shorter++
+			}
 		}
-		if p.Interval <= 0 {
-			t.Fatalf("%s: fetched %d times, no adaptive interval in its row", p.URL, p.Fetches)
+		t.Logf("%d pages: %d with an interval above the uniform 1 s, %d below", len(rows), longer, shorter)
+		if longer == 0 || shorter == 0 {
+			t.Errorf("intervals adapted only one way: %d longer, %d shorter", longer, shorter)
 		}
-		switch {
-		case p.Interval > 1.01:
-			longer++
-		case p.Interval < 0.99:
-			shorter++
-		}
-	}
-	t.Logf("%d pages: %d with an interval above the uniform 1 s, %d below", len(rows), longer, shorter)
-	if longer == 0 || shorter == 0 {
-		t.Errorf("intervals adapted only one way: %d longer, %d shorter", longer, shorter)
-	}
+	})
 }
 
 // TestHostCapacity checks the capacity bookkeeping: a host's load is the

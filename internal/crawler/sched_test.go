@@ -83,33 +83,35 @@ func TestSchedulerOrder(t *testing.T) {
 	}
 }
 
-// TestSchedulerNext hands out hosts in wake order, only when their time has
-// come, and returns nil when the context ends.
+// TestSchedulerNext hands out hosts in wake order, each exactly when its
+// time has come (the test runs on a synctest bubble's clock), and returns
+// nil when the context ends.
 func TestSchedulerNext(t *testing.T) {
-	s := newScheduler()
-	now := time.Now()
-	a, b := s.get("a", 0), s.get("b", 0)
-	a.ready, a.queued = now.Add(60*time.Millisecond), 1
-	b.ready, b.queued = now, 1
-	s.update(a)
-	s.update(b)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if h := s.next(ctx); h != b || !h.busy {
-		t.Fatalf("first host %v, want b, busy", h)
-	}
-	start := time.Now()
-	if h := s.next(ctx); h != a {
-		t.Fatalf("second host %v, want a", h)
-	}
-	if time.Since(start) < 40*time.Millisecond {
-		t.Errorf("a handed out %v early", 60*time.Millisecond-time.Since(start))
-	}
-	short, cancel2 := context.WithTimeout(context.Background(), 30*time.Millisecond)
-	defer cancel2()
-	if h := s.next(short); h != nil {
-		t.Errorf("a busy host was handed out again: %v", h.name)
-	}
+	bubble(t, func(t *testing.T) {
+		s := newScheduler()
+		start := time.Now()
+		a, b := s.get("a", 0), s.get("b", 0)
+		a.ready, a.queued = start.Add(60*time.Millisecond), 1
+		b.ready, b.queued = start, 1
+		s.update(a)
+		s.update(b)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if h := s.next(ctx); h != b || !h.busy || time.Since(start) != 0 {
+			t.Fatalf("first host %v after %v, want b, busy, at once", h, time.Since(start))
+		}
+		if h := s.next(ctx); h != a || time.Since(start) != 60*time.Millisecond {
+			t.Fatalf("second host %v after %v, want a after 60ms", h, time.Since(start))
+		}
+		short, cancel2 := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel2()
+		if h := s.next(short); h != nil {
+			t.Errorf("a busy host was handed out again: %v", h.name)
+		}
+		if d := time.Since(start); d != 90*time.Millisecond {
+			t.Errorf("next returned %v after the start, want when its context ended at 90ms", d)
+		}
+	})
 }
 
 func TestDropThrough(t *testing.T) {

@@ -22,237 +22,243 @@ import (
 // with the WARC files listed here, and with the revisit times of the page
 // rows read here.
 func TestReadStatus(t *testing.T) {
-	sc := simweb.DefaultConfig()
-	sc.Hosts, sc.PagesPerHost, sc.Churn = 3, 100, 20
-	// A simulated day a second, and pages that die 20 times as often as
-	// on the web of ch. 4: between fetches pages change, die and are
-	// born, so rows end in 2xx, 304 and 404.
-	web, addr := testWeb(t, sc, 86400)
+	// The crawl runs in a bubble; the data directory outlives it.
 	dir := t.TempDir()
-	cfg := testConfig(t, dir, addr)
-	cfg.Seeds = seedsOf(web)
-	cfg.Delay = 10 * time.Millisecond
-	// Revisits within the run give rows whose last fetch is a 304; the
-	// run ends with URLs still queued.
-	cfg.Revisit = 500 * time.Millisecond
-	cfg.WARCMaxSize = 256 << 10 // several WARC files
-	last := map[string]Event{}  // the last event of each URL
-	var events, changed int64
-	var lastFetch time.Time
-	cfg.OnFetch = func(e Event) {
-		e.Body = nil
-		last[e.URL] = e
-		events++
-		if e.Changed {
-			changed++
-		}
-		if e.Time.After(lastFetch) {
-			lastFetch = e.Time
-		}
-	}
-	start := time.Now()
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-	defer cancel()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	stats := c.Stats()
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if stats.Held == 0 {
-		t.Fatalf("the crawl held no page: %+v", stats)
-	}
-
-	// What the crawl reported.
-	want := DataStatus{
-		Dir: dir, Seen: stats.Seen, Held: stats.Held, Queued: int64(stats.Queued),
-		Fetches: uint64(events), Changes: uint64(changed), LastFetch: lastFetch,
-	}
-	byCode := map[int]int64{}
-	for _, e := range last {
-		if e.Sitemap {
-			want.SitemapRows++
-			continue
-		}
-		want.Rows++
-		byCode[e.Status]++
-		if e.Held {
-			want.HeldRows++
-		}
-	}
-	codes := func(lo, hi int) int64 {
-		var n int64
-		for code, k := range byCode {
-			if code >= lo && code <= hi {
-				n += k
-			}
-		}
-		return n
-	}
-	want.ByClass = StatusClasses{
-		Success: codes(200, 299), NotModified: codes(304, 304), Redirect: codes(300, 399) - codes(304, 304),
-		ClientError: codes(400, 499), ServerError: codes(500, 599), Network: codes(0, 0),
-	}
-	want.ByClass.Other = want.Rows - codes(0, 0) - codes(200, 599)
-	// Revisits every 500 ms in a run of 1.5 s: some find the page
-	// changed, some not.
-	if want.ByClass.Success == 0 || want.ByClass.NotModified == 0 {
-		t.Errorf("rows by last status %v: want some 2xx and some 304", byCode)
-	}
-
-	// The seeds set the scope.
-	for _, s := range cfg.Seeds {
-		h := urlx.Host(s)
-		want.ScopeHosts = append(want.ScopeHosts, h)
-		want.ScopeSites = append(want.ScopeSites, urlx.SiteKey(h))
-	}
-	slices.Sort(want.ScopeHosts)
-	slices.Sort(want.ScopeSites)
-	want.ScopeSites = slices.Compact(want.ScopeSites)
-
-	// The WARC files the crawl wrote; a file of another name and a
-	// directory named like a WARC file do not count.
-	warcDir := filepath.Join(dir, "warc")
-	names, err := filepath.Glob(filepath.Join(warcDir, "*.warc.gz"))
-	if err != nil || len(names) == 0 {
-		t.Fatalf("WARC files %q, %v", names, err)
-	}
-	if err := os.WriteFile(filepath.Join(warcDir, "notes.txt"), []byte("not a WARC file"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(warcDir, "old.warc.gz"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range names {
-		fi, err := os.Stat(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want.WARC.Files++
-		want.WARC.Bytes += fi.Size()
-		if !fi.ModTime().Before(want.WARC.NewestTime) {
-			want.WARC.Newest, want.WARC.NewestTime = filepath.Base(name), fi.ModTime()
-		}
-	}
-
-	// The page rows' revisit times and the hosts with a queue.
-	s, err := store.Open(filepath.Join(dir, "state"), store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var due []time.Time
-	dueHosts := map[string]bool{}
-	var rates []float64
-	err = s.ForEachPage(func(p store.Page) error {
-		if !p.NextDue.IsZero() {
-			due = append(due, p.NextDue)
-			dueHosts[urlx.Host(p.URL)] = true
-		}
-		if p.Held && p.Kind == KindPage && p.Rate > 0 {
-			perDay := p.Rate * 86400
-			rates = append(rates, perDay)
-			c := &want.Rates.ByClass
-			switch {
-			case perDay >= 24:
-				c.Hourly++
-			case perDay >= 1:
-				c.Daily++
-			case perDay >= 1.0/7:
-				c.Weekly++
-			case perDay >= 1.0/30:
-				c.Monthly++
-			default:
-				c.Rarer++
-			}
-			var cs change.Stats
-			if err := cs.UnmarshalBinary(p.Change); err != nil {
-				return err
-			}
-			if cs.Count() > 0 {
-				want.Rates.Observed++
-				want.Rates.Observations += int64(cs.Count())
-			}
-		}
-		return nil
-	})
-	if err == nil {
-		err = s.Settings("site/", func(_ string, v string) error {
-			site, err := decodeSite(v)
-			switch {
-			case err != nil:
-				return err
-			case site.lm.trusted():
-				want.Rates.LMTrusted++
-			case site.lm.distrusted():
-				want.Rates.LMDistrusted++
-			default:
-				want.Rates.LMUnproven++
-			}
-			if site.sitemap.trusted() {
-				want.Rates.SitemapTrusted++
-			} else if site.sitemap.distrusted() {
-				want.Rates.SitemapDistrusted++
-			}
-			return nil
-		})
-	}
-	if err == nil {
-		err = s.Hosts(func(_ string, n int) error {
-			if n > 0 {
-				want.QueueHosts++
-			}
-			return nil
-		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// Revisits every 500 ms: every held page has an estimate, and those
-	// revisited have observations.
-	if int64(len(rates)) != stats.Held || want.Rates.Observed == 0 {
-		t.Errorf("%d of %d pages held have a change rate, %d have observations: want all, some",
-			len(rates), stats.Held, want.Rates.Observed)
-	}
-	if len(rates) > 0 {
-		slices.Sort(rates)
-		want.Rates.Median = rates[len(rates)/2]
-	}
-	slices.SortFunc(due, time.Time.Compare)
-	if len(due) < int(stats.Held) {
-		t.Fatalf("%d revisits scheduled for %d pages held", len(due), stats.Held)
-	}
-	want.Scheduled, want.DueHosts, want.NextDue = int64(len(due)), len(dueHosts), due[0]
-
-	// A revisit is overdue at now if it is due at or before now: none
-	// before the crawl, all after the last, and the ties at the ends.
-	first, lastDue := due[0], due[len(due)-1]
-	ties := func(at time.Time) int64 {
-		var n int64
-		for _, d := range due {
-			if d.Equal(at) {
-				n++
-			}
-		}
-		return n
-	}
-	tests := []struct {
+	var want DataStatus
+	type statusCase struct {
 		name    string
 		now     time.Time
 		overdue int64
-	}{
-		{"before the crawl", start, 0},
-		{"at the first revisit", first, ties(first)},
-		{"just before the last revisit", lastDue.Add(-time.Nanosecond), int64(len(due)) - ties(lastDue)},
-		{"after the last revisit", lastDue.Add(time.Hour), int64(len(due))},
 	}
+	var tests []statusCase
+	bubble(t, func(t *testing.T) {
+		sc := simweb.DefaultConfig()
+		sc.Hosts, sc.PagesPerHost, sc.Churn = 3, 100, 20
+		// A simulated day a second, and pages that die 20 times as often as
+		// on the web of ch. 4: between fetches pages change, die and are
+		// born, so rows end in 2xx, 304 and 404.
+		web, addr := testWeb(t, sc, 86400)
+		cfg := testConfig(t, dir, addr)
+		cfg.Seeds = seedsOf(web)
+		cfg.Delay = 10 * time.Millisecond
+		// Revisits within the run give rows whose last fetch is a 304; the
+		// run ends with URLs still queued.
+		cfg.Revisit = 500 * time.Millisecond
+		cfg.WARCMaxSize = 256 << 10 // several WARC files
+		last := map[string]Event{}  // the last event of each URL
+		var events, changed int64
+		var lastFetch time.Time
+		cfg.OnFetch = func(e Event) {
+			e.Body = nil
+			last[e.URL] = e
+			events++
+			if e.Changed {
+				changed++
+			}
+			if e.Time.After(lastFetch) {
+				lastFetch = e.Time
+			}
+		}
+		start := time.Now()
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+		defer cancel()
+		if err := c.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		stats := c.Stats()
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if stats.Held == 0 {
+			t.Fatalf("the crawl held no page: %+v", stats)
+		}
+
+		// What the crawl reported.
+		want = DataStatus{
+			Dir: dir, Seen: stats.Seen, Held: stats.Held, Queued: int64(stats.Queued),
+			Fetches: uint64(events), Changes: uint64(changed), LastFetch: lastFetch,
+		}
+		byCode := map[int]int64{}
+		for _, e := range last {
+			if e.Sitemap {
+				want.SitemapRows++
+				continue
+			}
+			want.Rows++
+			byCode[e.Status]++
+			if e.Held {
+				want.HeldRows++
+			}
+		}
+		codes := func(lo, hi int) int64 {
+			var n int64
+			for code, k := range byCode {
+				if code >= lo && code <= hi {
+					n += k
+				}
+			}
+			return n
+		}
+		want.ByClass = StatusClasses{
+			Success: codes(200, 299), NotModified: codes(304, 304), Redirect: codes(300, 399) - codes(304, 304),
+			ClientError: codes(400, 499), ServerError: codes(500, 599), Network: codes(0, 0),
+		}
+		want.ByClass.Other = want.Rows - codes(0, 0) - codes(200, 599)
+		// Revisits every 500 ms in a run of 1.5 s: some find the page
+		// changed, some not.
+		if want.ByClass.Success == 0 || want.ByClass.NotModified == 0 {
+			t.Errorf("rows by last status %v: want some 2xx and some 304", byCode)
+		}
+
+		// The seeds set the scope.
+		for _, s := range cfg.Seeds {
+			h := urlx.Host(s)
+			want.ScopeHosts = append(want.ScopeHosts, h)
+			want.ScopeSites = append(want.ScopeSites, urlx.SiteKey(h))
+		}
+		slices.Sort(want.ScopeHosts)
+		slices.Sort(want.ScopeSites)
+		want.ScopeSites = slices.Compact(want.ScopeSites)
+
+		// The WARC files the crawl wrote; a file of another name and a
+		// directory named like a WARC file do not count.
+		warcDir := filepath.Join(dir, "warc")
+		names, err := filepath.Glob(filepath.Join(warcDir, "*.warc.gz"))
+		if err != nil || len(names) == 0 {
+			t.Fatalf("WARC files %q, %v", names, err)
+		}
+		if err := os.WriteFile(filepath.Join(warcDir, "notes.txt"), []byte("not a WARC file"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(warcDir, "old.warc.gz"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			fi, err := os.Stat(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.WARC.Files++
+			want.WARC.Bytes += fi.Size()
+			if !fi.ModTime().Before(want.WARC.NewestTime) {
+				want.WARC.Newest, want.WARC.NewestTime = filepath.Base(name), fi.ModTime()
+			}
+		}
+
+		// The page rows' revisit times and the hosts with a queue.
+		s, err := store.Open(filepath.Join(dir, "state"), store.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var due []time.Time
+		dueHosts := map[string]bool{}
+		var rates []float64
+		err = s.ForEachPage(func(p store.Page) error {
+			if !p.NextDue.IsZero() {
+				due = append(due, p.NextDue)
+				dueHosts[urlx.Host(p.URL)] = true
+			}
+			if p.Held && p.Kind == KindPage && p.Rate > 0 {
+				perDay := p.Rate * 86400
+				rates = append(rates, perDay)
+				c := &want.Rates.ByClass
+				switch {
+				case perDay >= 24:
+					c.Hourly++
+				case perDay >= 1:
+					c.Daily++
+				case perDay >= 1.0/7:
+					c.Weekly++
+				case perDay >= 1.0/30:
+					c.Monthly++
+				default:
+					c.Rarer++
+				}
+				var cs change.Stats
+				if err := cs.UnmarshalBinary(p.Change); err != nil {
+					return err
+				}
+				if cs.Count() > 0 {
+					want.Rates.Observed++
+					want.Rates.Observations += int64(cs.Count())
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			err = s.Settings("site/", func(_ string, v string) error {
+				site, err := decodeSite(v)
+				switch {
+				case err != nil:
+					return err
+				case site.lm.trusted():
+					want.Rates.LMTrusted++
+				case site.lm.distrusted():
+					want.Rates.LMDistrusted++
+				default:
+					want.Rates.LMUnproven++
+				}
+				if site.sitemap.trusted() {
+					want.Rates.SitemapTrusted++
+				} else if site.sitemap.distrusted() {
+					want.Rates.SitemapDistrusted++
+				}
+				return nil
+			})
+		}
+		if err == nil {
+			err = s.Hosts(func(_ string, n int) error {
+				if n > 0 {
+					want.QueueHosts++
+				}
+				return nil
+			})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// Revisits every 500 ms: every held page has an estimate, and those
+		// revisited have observations.
+		if int64(len(rates)) != stats.Held || want.Rates.Observed == 0 {
+			t.Errorf("%d of %d pages held have a change rate, %d have observations: want all, some",
+				len(rates), stats.Held, want.Rates.Observed)
+		}
+		if len(rates) > 0 {
+			slices.Sort(rates)
+			want.Rates.Median = rates[len(rates)/2]
+		}
+		slices.SortFunc(due, time.Time.Compare)
+		if len(due) < int(stats.Held) {
+			t.Fatalf("%d revisits scheduled for %d pages held", len(due), stats.Held)
+		}
+		want.Scheduled, want.DueHosts, want.NextDue = int64(len(due)), len(dueHosts), due[0]
+
+		// A revisit is overdue at now if it is due at or before now: none
+		// before the crawl, all after the last, and the ties at the ends.
+		first, lastDue := due[0], due[len(due)-1]
+		ties := func(at time.Time) int64 {
+			var n int64
+			for _, d := range due {
+				if d.Equal(at) {
+					n++
+				}
+			}
+			return n
+		}
+		tests = []statusCase{
+			{"before the crawl", start, 0},
+			{"at the first revisit", first, ties(first)},
+			{"just before the last revisit", lastDue.Add(-time.Nanosecond), int64(len(due)) - ties(lastDue)},
+			{"after the last revisit", lastDue.Add(time.Hour), int64(len(due))},
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ReadStatus(dir, tt.now)

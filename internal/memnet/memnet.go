@@ -13,9 +13,14 @@ package memnet
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"os"
 	"sync"
+	"sync/atomic"
+	"syscall"
 )
 
 // Listener accepts the connections its Dial makes. Create it with Listen.
@@ -69,9 +74,10 @@ func (l *Listener) Dial(ctx context.Context, network, address string) (net.Conn,
 		return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("memnet: no listener on %s", address)}
 	}
 	client, server := net.Pipe()
+	var reset atomic.Bool
 	select {
-	case l.conns <- &conn{Conn: server, local: l.addr, remote: clientAddr}:
-		return &conn{Conn: client, local: clientAddr, remote: l.addr}, nil
+	case l.conns <- &conn{Conn: server, local: l.addr, remote: clientAddr, reset: &reset}:
+		return &conn{Conn: client, local: clientAddr, remote: l.addr, reset: &reset}, nil
 	case <-l.closed:
 		return nil, &net.OpError{Op: "dial", Net: network, Err: net.ErrClosed}
 	case <-ctx.Done():
@@ -80,11 +86,50 @@ func (l *Listener) Dial(ctx context.Context, network, address string) (net.Conn,
 }
 
 // conn is one end of a pipe with the addresses a TCP connection would
-// report (a pipe reports "pipe" for both).
+// report (a pipe reports "pipe" for both), and TCP's abortive close.
 type conn struct {
 	net.Conn
 	local, remote net.Addr
+	// reset is shared by the two ends: set when one end closed with
+	// SetLinger(0), so that the other sees a reset, not an end of stream.
+	reset *atomic.Bool
+	abort bool
 }
 
 func (c *conn) LocalAddr() net.Addr  { return c.local }
 func (c *conn) RemoteAddr() net.Addr { return c.remote }
+
+// SetLinger(0) makes Close abortive, as on a *net.TCPConn: the other end's
+// reads and writes then fail with ECONNRESET, "connection reset by peer".
+// Other values restore the ordinary close.
+func (c *conn) SetLinger(sec int) error {
+	c.abort = sec == 0
+	return nil
+}
+
+func (c *conn) Close() error {
+	if c.abort {
+		c.reset.Store(true)
+	}
+	return c.Conn.Close()
+}
+
+func (c *conn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	return n, c.peerReset("read", err)
+}
+
+func (c *conn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	return n, c.peerReset("write", err)
+}
+
+// peerReset turns the error a pipe gives when its other end closed into
+// the one TCP gives when that close was abortive.
+func (c *conn) peerReset(op string, err error) error {
+	if err == nil || !c.reset.Load() || c.abort || !(err == io.EOF || errors.Is(err, io.ErrClosedPipe)) {
+		return err
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: c.local, Addr: c.remote,
+		Err: os.NewSyscallError(op, syscall.ECONNRESET)}
+}

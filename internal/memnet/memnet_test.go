@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -50,6 +51,44 @@ func TestHTTPOverPipes(t *testing.T) {
 			t.Errorf("server saw the client at %q, want %q", remote, clientAddr)
 		}
 	})
+}
+
+// An abortive close (SetLinger(0), as simweb resets a connection) shows at
+// the other end as a reset, as over TCP; an ordinary close as the end of
+// the stream.
+func TestReset(t *testing.T) {
+	for _, abort := range []bool{false, true} {
+		l, err := Listen("127.0.0.1:8080")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c, err := l.Accept()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if abort {
+				c.(interface{ SetLinger(int) error }).SetLinger(0)
+			}
+			c.Close()
+		}()
+		c, err := l.Dial(context.Background(), "tcp", "127.0.0.1:8080")
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		_, err = c.Read(make([]byte, 1))
+		if got := errors.Is(err, syscall.ECONNRESET); got != abort {
+			t.Errorf("abortive close %v: read error %v", abort, err)
+		}
+		if !abort && err != io.EOF {
+			t.Errorf("ordinary close: read error %v, want io.EOF", err)
+		}
+		c.Close()
+	}
 }
 
 func TestDialRefused(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -97,7 +96,8 @@ func resetConn(rw http.ResponseWriter) {
 	if err != nil {
 		return
 	}
-	if tc, ok := conn.(*net.TCPConn); ok {
+	// A *net.TCPConn, or an in-memory connection that imitates one.
+	if tc, ok := conn.(interface{ SetLinger(sec int) error }); ok {
 		_ = tc.SetLinger(0)
 	}
 	_ = conn.Close()
