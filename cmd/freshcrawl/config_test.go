@@ -12,6 +12,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
 )
 
 // writeFile writes content to name in a new temporary directory and
@@ -57,11 +58,11 @@ func TestExampleConfig(t *testing.T) {
 		Fetch:          fetch.Config{UserAgent: fetch.DefaultUserAgent},
 		WARCMaxSize:    1 << 30,
 		Logger:         slog.Default(),
-		Policy:         crawler.PolicyOptimal,
+		Policy:         refresh.Optimal,
 		Ordering:       crawler.OrderBreadthFirst,
 		RankInterval:   5 * time.Second,
 		Topic:          "computer",
-		Objective:      crawler.ObjectiveFreshness,
+		Objective:      refresh.Freshness,
 		CrawlCost:      time.Hour,
 	}
 	if !reflect.DeepEqual(cfg, want) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -137,9 +138,9 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	o.scope = scopeValue(crawler.ScopeSite)
 	fs.Var(&o.scope, "scope", "links followed: `host|site|any` (to the seeds' hosts, to their sites, i.e. registered domains, or all)")
 	fs.DurationVar(&o.revisit, "revisit", 0, "mean interval between fetches of a held page (0: the one that fits -budget; see REFRESH above)")
-	fs.StringVar(&o.policy, "policy", string(crawler.PolicyOptimal), "refresh `policy`: optimal, uniform, proportional, nutch or stormcrawler (see REFRESH above)")
-	fs.StringVar(&o.objective, "objective", string(crawler.ObjectiveFreshness), "what -policy optimal optimises: `freshness|age|embarrassment|cost`")
-	fs.DurationVar(&o.crawlCost, "crawl-cost", crawler.DefaultCrawlCost, "with -objective cost: one fetch costs as much as a copy being stale this long")
+	fs.StringVar(&o.policy, "policy", string(refresh.Optimal), "refresh `policy`: optimal, uniform, proportional, nutch or stormcrawler (see REFRESH above)")
+	fs.StringVar(&o.objective, "objective", string(refresh.Freshness), "what -policy optimal optimises: `freshness|age|embarrassment|cost`")
+	fs.DurationVar(&o.crawlCost, "crawl-cost", refresh.DefaultCrawlCost, "with -objective cost: one fetch costs as much as a copy being stale this long")
 	fs.DurationVar(&o.maxRevisit, "max-revisit", 0, "longest wait between fetches of a held page, and how often pages the optimum gives up are probed (0: 5 mean intervals)")
 	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "most requests in flight at once")
 	fs.IntVar(&o.maxURLsPerHost, "max-urls-per-host", crawler.DefaultMaxURLsPerHost, "most URLs ever queued for one host, a trap defence (0: no limit)")
@@ -271,8 +272,8 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		return crawler.Config{}, usagef("-max-crawl-delay %v is not positive", o.maxCrawlDelay)
 	case o.revisit < 0:
 		return crawler.Config{}, usagef("-revisit %v is negative", o.revisit)
-	case !slices.Contains(crawler.Policies, crawler.Policy(o.policy)):
-		return crawler.Config{}, usagef("-policy %q: want one of %v", o.policy, crawler.Policies)
+	case !slices.Contains(refresh.Names, refresh.Name(o.policy)):
+		return crawler.Config{}, usagef("-policy %q: want one of %v", o.policy, refresh.Names)
 	case !slices.Contains(crawler.Orderings, crawler.Ordering(o.ordering)):
 		return crawler.Config{}, usagef("-ordering %q: want one of %v", o.ordering, crawler.Orderings)
 	case o.ordering == string(crawler.OrderTopic) && strings.TrimSpace(o.topic) == "":
@@ -281,8 +282,8 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		return crawler.Config{}, usagef("-topic %q: one word", o.topic)
 	case o.rankInterval <= 0:
 		return crawler.Config{}, usagef("-rank-interval %v is not positive", o.rankInterval)
-	case !slices.Contains(crawler.Objectives, crawler.Objective(o.objective)):
-		return crawler.Config{}, usagef("-objective %q: want one of %v", o.objective, crawler.Objectives)
+	case !slices.Contains(refresh.Objectives, refresh.Objective(o.objective)):
+		return crawler.Config{}, usagef("-objective %q: want one of %v", o.objective, refresh.Objectives)
 	case o.crawlCost <= 0:
 		return crawler.Config{}, usagef("-crawl-cost %v is not positive", o.crawlCost)
 	case o.maxRevisit < 0:
@@ -315,11 +316,11 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		Delay:          o.delay,
 		MaxCrawlDelay:  o.maxCrawlDelay,
 		Revisit:        o.revisit,
-		Policy:         crawler.Policy(o.policy),
+		Policy:         refresh.Name(o.policy),
 		Ordering:       crawler.Ordering(o.ordering),
 		RankInterval:   o.rankInterval,
 		Topic:          o.topic,
-		Objective:      crawler.Objective(o.objective),
+		Objective:      refresh.Objective(o.objective),
 		CrawlCost:      o.crawlCost,
 		MaxRevisit:     o.maxRevisit,
 		Workers:        o.workers,

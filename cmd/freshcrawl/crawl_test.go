@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
@@ -173,7 +173,7 @@ func TestCrawlThenStatus(t *testing.T) {
 	if code := run([]string{"status", "-data", data, "-json"}, &out, &errOut); code != 0 {
 		t.Fatalf("status -json: exit %d: %s", code, errOut.String())
 	}
-	var st crawler.DataStatus
+	var st datadir.Status
 	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
 		t.Fatalf("status -json: %v\n%s", err, out.String())
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
@@ -65,8 +66,8 @@ Flags:
 	dataDir := fs.String("data", "", "keep the crawl (state and WARC files) in this directory (default: a temporary one, removed at exit)")
 	control := fs.String("control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
 	verbose := fs.Bool("v", false, "log every failed fetch")
-	pol := fs.String("policy", string(crawler.PolicyOptimal), "refresh policy: optimal, uniform, proportional, nutch or stormcrawler (see freshcrawl crawl -h)")
-	objective := fs.String("objective", string(crawler.ObjectiveFreshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
+	pol := fs.String("policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch or stormcrawler (see freshcrawl crawl -h)")
+	objective := fs.String("objective", string(refresh.Freshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
 	warmup := fs.Duration("warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -82,12 +83,12 @@ Flags:
 		fmt.Fprintln(stderr, "freshcrawl demo: -budget and -progress must be positive, -delay, -for and -warmup not negative")
 		return 2
 	}
-	if !slices.Contains(crawler.Policies, crawler.Policy(*pol)) {
-		fmt.Fprintf(stderr, "freshcrawl demo: -policy %q: want one of %v\n", *pol, crawler.Policies)
+	if !slices.Contains(refresh.Names, refresh.Name(*pol)) {
+		fmt.Fprintf(stderr, "freshcrawl demo: -policy %q: want one of %v\n", *pol, refresh.Names)
 		return 2
 	}
-	if !slices.Contains(crawler.Objectives, crawler.Objective(*objective)) {
-		fmt.Fprintf(stderr, "freshcrawl demo: -objective %q: want one of %v\n", *objective, crawler.Objectives)
+	if !slices.Contains(refresh.Objectives, refresh.Objective(*objective)) {
+		fmt.Fprintf(stderr, "freshcrawl demo: -objective %q: want one of %v\n", *objective, refresh.Objectives)
 		return 2
 	}
 	web, err := simweb.New(sc, nil)
@@ -104,7 +105,7 @@ Flags:
 	}
 	d := &demo{web: web, copies: map[string]uint32{}, rates: map[string]estimated{}, stdout: stdout, stderr: stderr}
 	return d.run(ctx, demoOptions{dataDir: *dataDir, control: *control, budget: *budget, delay: *delay, every: *every,
-		verbose: *verbose, policy: crawler.Policy(*pol), objective: crawler.Objective(*objective), warmup: *warmup})
+		verbose: *verbose, policy: refresh.Name(*pol), objective: refresh.Objective(*objective), warmup: *warmup})
 }
 
 // demoOptions are the demo's settings.
@@ -113,8 +114,8 @@ type demoOptions struct {
 	budget           float64
 	delay, every     time.Duration
 	verbose          bool
-	policy           crawler.Policy
-	objective        crawler.Objective
+	policy           refresh.Name
+	objective        refresh.Objective
 	warmup           time.Duration
 }
 
@@ -272,7 +273,7 @@ func (d *demo) run(ctx context.Context, o demoOptions) int {
 	fmt.Fprintf(d.stdout, "demo: budget %g fetches/s: each page once every %v wall = %s simulated, while a fifth of the pages change more than once a day\n",
 		budget, cycle.Round(time.Second), simDuration(time.Duration(float64(cycle)*cfg.Speed)))
 	fmt.Fprintf(d.stdout, "demo: refresh policy %s", o.policy)
-	if o.policy == crawler.PolicyOptimal {
+	if o.policy == refresh.Optimal {
 		fmt.Fprintf(d.stdout, " (%s)", o.objective)
 	}
 	fmt.Fprintf(d.stdout, "; crawl data in %s\n", dataDir)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
-	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -79,13 +79,13 @@ func estimateFlags(o *estimateOptions) *flag.FlagSet {
 // page's site, the others its Stats only.
 type pageEstimator struct {
 	name string
-	run  func(h *crawler.History) change.Estimate
+	run  func(h *datadir.History) change.Estimate
 }
 
 func selectEstimators(name string) ([]pageEstimator, error) {
-	auto := pageEstimator{"auto", func(h *crawler.History) change.Estimate { return h.Auto() }}
+	auto := pageEstimator{"auto", func(h *datadir.History) change.Estimate { return h.Auto.Estimate(&h.Stats) }}
 	of := func(e change.Estimator) pageEstimator {
-		return pageEstimator{e.Name(), func(h *crawler.History) change.Estimate { return e.Estimate(&h.Stats) }}
+		return pageEstimator{e.Name(), func(h *datadir.History) change.Estimate { return e.Estimate(&h.Stats) }}
 	}
 	switch name {
 	case "auto":
@@ -142,7 +142,7 @@ var errLimit = errors.New("limit reached")
 
 func estimateData(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 	n := 0
-	err := crawler.ReadHistories(o.dir, o.decay, func(h *crawler.History) error {
+	err := datadir.ReadHistories(o.dir, o.decay, func(h *datadir.History) error {
 		if o.limit > 0 && n >= o.limit {
 			return errLimit
 		}
@@ -152,7 +152,7 @@ func estimateData(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 	switch {
 	case err == nil || errors.Is(err, errLimit):
 		return 0
-	case errors.Is(err, crawler.ErrNoCrawl):
+	case errors.Is(err, datadir.ErrNoCrawl):
 		fmt.Fprintf(stderr, "freshcrawl estimate: %v\n", err)
 		return 2
 	case errors.Is(err, store.ErrLocked):
@@ -174,7 +174,7 @@ func estimateBing(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 	}
 	defer in.Close()
 	r := change.NewBingReader(in)
-	h := &crawler.History{Prior: change.Paper001Prior()}
+	h := &datadir.History{Auto: change.Auto{Prior: change.Paper001Prior()}}
 	bad, n := 0, 0
 	for o.limit == 0 || n < o.limit {
 		rec, err := r.Next()
@@ -239,7 +239,7 @@ func (p *estimatePrinter) header() {
 	p.w.WriteByte('\n')
 }
 
-func (p *estimatePrinter) page(name string, h *crawler.History) error {
+func (p *estimatePrinter) page(name string, h *datadir.History) error {
 	if p.asJSON {
 		jp := jsonPage{Page: name, Observations: h.Stats.Count(), Changes: h.Stats.Changed(), Estimates: make([]jsonEstimate, len(p.ests))}
 		for i, e := range p.ests {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -156,7 +157,7 @@ func runRank(args []string, stdout, stderr io.Writer) int {
 	case o.data != "":
 		crawl, err = crawler.ReadLinkGraph(o.data)
 		switch {
-		case errors.Is(err, crawler.ErrNoCrawl):
+		case errors.Is(err, datadir.ErrNoCrawl):
 			return fail(2, "%v", err)
 		case errors.Is(err, store.ErrLocked):
 			return fail(1, "%v", errInUse(o.data))

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -49,9 +49,9 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseArgs("status", fs, args, statusHelp, stdout, stderr); !ok {
 		return code
 	}
-	st, err := crawler.ReadStatus(dir, time.Now())
+	st, err := datadir.ReadStatus(dir, time.Now())
 	switch {
-	case errors.Is(err, crawler.ErrNoCrawl):
+	case errors.Is(err, datadir.ErrNoCrawl):
 		fmt.Fprintf(stderr, "freshcrawl status: %v\n", err)
 		return 2
 	case errors.Is(err, store.ErrLocked):
@@ -76,7 +76,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 
 // writeStatus prints st as aligned label-value lines; now gives the
 // relative times.
-func writeStatus(w io.Writer, st crawler.DataStatus, now time.Time) {
+func writeStatus(w io.Writer, st datadir.Status, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(label, format string, args ...any) {
 		fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{label}, args...)...)

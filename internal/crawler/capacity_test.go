@@ -40,7 +40,7 @@ func TestCapacity(t *testing.T) {
 		// Count independently from the page rows.
 		held, rows := 0, 0
 		if err := c.store.ForEachPage(func(p store.Page) error {
-			if p.Kind == KindPage {
+			if p.Kind == store.KindPage {
 				rows++
 				if p.Held {
 					held++

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
 	"github.com/freshcrawl/freshcrawl/internal/warc"
@@ -17,9 +18,6 @@ import (
 // themselves: while one commits (WARC fsync, then state fsync), the next
 // outcomes queue up, so the fsyncs are shared by whatever arrived meanwhile.
 const maxBatch = 512
-
-// Counter names in the store.
-const counterHeld = "held"
 
 // commitLoop records outcomes in batches until results is closed. A
 // failure to write WARC or state is fatal: it is returned and the crawl
@@ -142,7 +140,7 @@ func (c *Crawler) commit(batch []outcome) error {
 func (c *Crawler) event(o *outcome, r *record) Event {
 	pr := o.page
 	e := Event{
-		URL: pr.item.URL, Time: r.page.LastFetch, Status: r.page.Status, Sitemap: pr.item.Kind == KindSitemap,
+		URL: pr.item.URL, Time: r.page.LastFetch, Status: r.page.Status, Sitemap: pr.item.Kind == store.KindSitemap,
 		Changed: r.visit != nil && r.visit.Changed, Held: r.page.Held,
 		Fetches: r.page.Fetches, Rate: r.page.Rate,
 	}
@@ -190,7 +188,7 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	p.LastFetch = now
 	p.Fetches++
 	p.Evicted = false
-	if c.ranker != nil && pr.item.Kind == KindPage {
+	if c.ranker != nil && pr.item.Kind == store.KindPage {
 		p.Weight = c.ranker.weight(pr.item.URL)
 	}
 	v := &store.Visit{Time: now}
@@ -200,12 +198,12 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		p.Status, v.Status = 0, 0
 		// A URL never held is tried again too, at the revisit interval:
 		// a transient failure must not lose it for good.
-		p.NextDue = now.Add(c.retryInterval(p))
+		p.NextDue = now.Add(c.refresh.Retry(p))
 		return r, nil
 	}
 	p.Status, v.Status = resp.Status, resp.Status
 	v.ETag, v.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
-	o.t.h.noteService(resp.Duration)
+	o.t.h.NoteService(resp.Duration)
 	// The records go in whatever the status; a new 200 capture also
 	// becomes the copy the row points to.
 	if err := c.writeEncoded(pr.enc, p); err != nil {
@@ -219,8 +217,8 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		if v.LastModified != "" {
 			p.LastModified = v.LastModified
 		}
-		if pr.item.Kind == KindPage {
-			c.observe(o.t.h, pr.prev, pr.known, false, resp, p, v, now)
+		if pr.item.Kind == store.KindPage {
+			c.refresh.Observe(&o.t.h.Host, &pr.prev, pr.known && pr.prev.Held, answerOf(resp), false, p, v, now)
 		}
 	case s >= 200 && s < 300:
 		v.Changed = pr.changed
@@ -230,8 +228,8 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 		p.Checksum = pr.checksum
 		p.ETag, p.LastModified = v.ETag, v.LastModified
 		p.Held = true
-		if pr.item.Kind == KindPage {
-			c.observe(o.t.h, pr.prev, pr.known, pr.changed, resp, p, v, now)
+		if pr.item.Kind == store.KindPage {
+			c.refresh.Observe(&o.t.h.Host, &pr.prev, pr.known && pr.prev.Held, answerOf(resp), pr.changed, p, v, now)
 		}
 	case s >= 300 && s < 400:
 		p.Held, p.Location = false, resp.Location
@@ -243,14 +241,20 @@ func (c *Crawler) archive(o *outcome, now time.Time) (*record, error) {
 	p.NextDue = time.Time{}
 	compared := resp.Status == http.StatusNotModified || resp.Status >= 200 && resp.Status < 300
 	switch {
-	case p.Held && compared && pr.item.Kind == KindPage:
-		c.scheduleRevisit(o.t.h, p, pr.known && pr.prev.Held, v, v.Changed, now)
+	case p.Held && compared && pr.item.Kind == store.KindPage:
+		c.refresh.Revisit(&o.t.h.Host, p, pr.known && pr.prev.Held, v, v.Changed, now)
 	case p.Held || resp.Status >= 500 || resp.Status == http.StatusTooManyRequests:
 		// A URL never held whose last attempt failed transiently is tried
 		// again at the revisit interval, not lost for good.
-		p.NextDue = now.Add(c.retryInterval(p))
+		p.NextDue = now.Add(c.refresh.Retry(p))
 	}
 	return r, nil
+}
+
+// answerOf is what the refresh module reads of a response.
+func answerOf(r *fetch.Response) refresh.Answer {
+	return refresh.Answer{Status: r.Status, LastModified: r.Header.Get("Last-Modified"),
+		ETag: r.Header.Get("ETag"), Date: r.Header.Get("Date")}
 }
 
 // encoded is the WARC records of one HTTP exchange, compressed by the
@@ -344,7 +348,7 @@ func (c *Crawler) writeEncoded(e *encoded, p *store.Page) error {
 // stage adds o's state changes to txn and counts, per host, the URLs it
 // queues.
 func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]int) error {
-	host := o.t.h.name
+	host := o.t.h.Name
 	for _, seq := range o.skipped {
 		if err := txn.Done(host, seq); err != nil {
 			return err
@@ -354,7 +358,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		items := make([]discovered, 0, len(o.sitemaps))
 		for _, s := range o.sitemaps {
 			if u, err := urlx.Canonical(s); err == nil {
-				items = append(items, discovered{url: u, kind: KindSitemap})
+				items = append(items, discovered{url: u, kind: store.KindSitemap})
 			}
 		}
 		if err := c.enqueue(txn, items, enq, ""); err != nil {
@@ -370,7 +374,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 			return err
 		}
 	}
-	if c.ranker != nil && pr.item.Kind == KindPage {
+	if c.ranker != nil && pr.item.Kind == store.KindPage {
 		switch {
 		case r.page.Held && !(pr.known && pr.prev.Held) && c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages):
 			// A newcomer to the full collection: it takes the place of
@@ -399,7 +403,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 	if err := txn.PutPage(r.page, r.visit); err != nil {
 		return err
 	}
-	if err := c.stageSite(txn, o.t.h); err != nil {
+	if err := c.refresh.Stage(txn, &o.t.h.Host); err != nil {
 		return err
 	}
 	// The due entry to move: the one this revisit came from, else the one
@@ -413,10 +417,10 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 			return err
 		}
 	}
-	c.stagePlan(txn, o.t.h, &pr.prev, pr.known && pr.prev.Held, &r.page)
-	if pr.item.Kind == KindPage {
+	c.refresh.StagePlan(txn, &o.t.h.Host, &pr.prev, pr.known && pr.prev.Held, &r.page)
+	if pr.item.Kind == store.KindPage {
 		if d := b2i(r.page.Held) - b2i(pr.known && pr.prev.Held); d != 0 {
-			txn.Add(counterHeld, d)
+			txn.AddHeld(d)
 			c.held.Add(d)
 		}
 	}
@@ -460,7 +464,7 @@ func (c *Crawler) stageFound(txn *store.Txn, o *outcome, enq map[string]int) err
 		if !c.admissible(l.URL, "") {
 			continue
 		}
-		found = append(found, discovered{url: l.URL, kind: KindPage, checked: true})
+		found = append(found, discovered{url: l.URL, kind: store.KindPage, checked: true})
 		edges = append(edges, l.URL)
 		if c.cfg.Ordering == OrderTopic {
 			pr.named = append(pr.named, strings.Contains(strings.ToLower(l.Anchor), c.cfg.Topic) ||
@@ -476,7 +480,7 @@ func (c *Crawler) stageFound(txn *store.Txn, o *outcome, enq map[string]int) err
 		site = urlx.SiteKey(urlx.Host(pr.item.URL))
 	}
 	for _, e := range pr.entries {
-		found = append(found, discovered{url: e.Loc, kind: KindPage})
+		found = append(found, discovered{url: e.Loc, kind: store.KindPage})
 		if !e.LastMod.IsZero() && urlx.SiteKey(urlx.Host(e.Loc)) == site {
 			if err := txn.SetLastMod(e.Loc, e.LastMod); err != nil {
 				return err
@@ -484,7 +488,7 @@ func (c *Crawler) stageFound(txn *store.Txn, o *outcome, enq map[string]int) err
 		}
 	}
 	for _, e := range pr.children {
-		found = append(found, discovered{url: e.Loc, kind: KindSitemap})
+		found = append(found, discovered{url: e.Loc, kind: store.KindSitemap})
 	}
 	return c.enqueue(txn, found, enq, site)
 }
@@ -565,7 +569,7 @@ func (c *Crawler) evictOne(txn *store.Txn) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if !p.Held || p.Kind != KindPage {
+		if !p.Held || p.Kind != store.KindPage {
 			continue
 		}
 		prev := p
@@ -578,8 +582,8 @@ func (c *Crawler) evictOne(txn *store.Txn) (bool, error) {
 				return false, err
 			}
 		}
-		c.stagePlan(txn, nil, &prev, true, &p)
-		txn.Add(counterHeld, -1)
+		c.refresh.StagePlan(txn, nil, &prev, true, &p)
+		txn.AddHeld(-1)
 		c.held.Add(-1)
 		c.stats.evicted.Add(1)
 		c.inBatch[u] = true
@@ -599,7 +603,7 @@ func (c *Crawler) rankUpdates(us []rankUpdate, o *outcome, r *record) []rankUpda
 		us = append(us, rankUpdate{url: u, state: stateGone})
 	}
 	pr := o.page
-	if r == nil || pr == nil || pr.item.Kind != KindPage {
+	if r == nil || pr == nil || pr.item.Kind != store.KindPage {
 		return us
 	}
 	u := rankUpdate{url: pr.item.URL, state: rowState(&r.page)}
@@ -618,7 +622,7 @@ func (c *Crawler) rankUpdates(us []rankUpdate, o *outcome, r *record) []rankUpda
 // same content again, a 304 or a failure leaves them as they were.
 func (c *Crawler) stageLinks(txn *store.Txn, pr *pageResult, edges []string) error {
 	resp := pr.resp
-	if resp == nil || pr.item.Kind != KindPage {
+	if resp == nil || pr.item.Kind != store.KindPage {
 		return nil
 	}
 	switch s := resp.Status; {
@@ -665,17 +669,17 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 		}
 		revisited := o.page != nil && !o.page.fromDue.IsZero() && !o.retry
 		if revisited || idle(o) {
-			due, err := c.store.Due(o.t.h.name, maxTime, 1)
+			due, err := c.store.Due(o.t.h.Name, maxTime, 1)
 			if err != nil {
-				c.log.Error("read due index", "host", o.t.h.name, "err", err)
+				c.log.Error("read due index", "host", o.t.h.Name, "err", err)
 			} else if len(due) > 0 {
 				nextDue[i] = due[0].Due
 			}
 		}
 		if idle(o) {
-			n, err := c.store.Len(o.t.h.name)
+			n, err := c.store.Len(o.t.h.Name)
 			if err != nil {
-				c.log.Error("read queue length", "host", o.t.h.name, "err", err)
+				c.log.Error("read queue length", "host", o.t.h.Name, "err", err)
 			}
 			queued[i] = n
 		}
@@ -699,17 +703,17 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 			s.reserved--
 		}
 		if o.delay > 0 {
-			h.delay = o.delay
+			h.Delay = o.delay
 		}
 		if !o.end.IsZero() {
-			h.ready = o.end.Add(h.delay)
+			h.ready = o.end.Add(h.Delay)
 		}
 		switch {
 		case enq == nil || o.err != nil:
 			if o.err != nil {
-				c.log.Error("crawl state read failed", "host", h.name, "err", o.err)
+				c.log.Error("crawl state read failed", "host", h.Name, "err", o.err)
 			}
-			h.ready = later(h.ready, now.Add(time.Second+h.delay))
+			h.ready = later(h.ready, now.Add(time.Second+h.Delay))
 		case o.aborted:
 		case !o.waitUntil.IsZero():
 			h.ready = later(h.ready, o.waitUntil)
@@ -725,7 +729,7 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 				h.attempts = 0
 			}
 			c.stats.failures.Add(1)
-			c.log.Warn("fetch failed", "host", h.name, "url", o.url, "reason", o.transient,
+			c.log.Warn("fetch failed", "host", h.Name, "url", o.url, "reason", o.transient,
 				"attempt", o.t.attempts+1, "retry_after", o.retryAfter, "next", h.ready.Sub(now).Round(time.Millisecond))
 		default:
 			if !o.end.IsZero() {
@@ -819,7 +823,7 @@ func earliest(a, b time.Time) time.Time {
 // backoff is the wait after h's fails-th consecutive failure: the host's
 // delay (at least a second) doubled per failure, up to DefaultMaxBackoff.
 func (c *Crawler) backoff(h *host) time.Duration {
-	d := max(h.delay, time.Second)
+	d := max(h.Delay, time.Second)
 	for i := 1; i < h.fails && d < DefaultMaxBackoff; i++ {
 		d *= 2
 	}

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
@@ -30,7 +29,6 @@ const (
 const (
 	DefaultDelay          = time.Second
 	DefaultMaxCrawlDelay  = time.Minute
-	DefaultRevisit        = 24 * time.Hour
 	DefaultWorkers        = 256
 	DefaultMaxURLsPerHost = 100_000
 	DefaultMaxRedirects   = 5
@@ -80,7 +78,7 @@ type Config struct {
 	// means the uniform interval that fits the budget: capacity / Budget,
 	// capacity being MaxPages or, if that is unlimited, the URLs seen (so
 	// revisits take the share of the budget the pages held are of it, and
-	// discovery the rest), or DefaultRevisit without a budget.
+	// discovery the rest), or refresh.DefaultRevisit without a budget.
 	Revisit time.Duration
 	// Workers bounds the requests in flight at once. Zero means
 	// DefaultWorkers.
@@ -127,7 +125,7 @@ type Config struct {
 	// ChangeDecay is the time constant of the change-rate estimators'
 	// forgetting: an observation made that long ago weighs 1/e of a new
 	// one, so estimates follow pages whose rate changes. Zero means
-	// DefaultChangeMemory revisit intervals; negative, no forgetting.
+	// refresh.DefaultChangeMemory revisit intervals; negative, no forgetting.
 	ChangeDecay time.Duration
 	// TimeScale is how many seconds pass on the servers' clocks for each
 	// second of the crawler's: 1 on the real web, the speed-up of a
@@ -136,90 +134,24 @@ type Config struct {
 	TimeScale float64
 
 	// Policy is the refresh policy, which decides when each held page is
-	// fetched again (issue 5; see Policies). Empty means PolicyOptimal.
-	// With an explicit Revisit interval and no Budget, PolicyOptimal and
-	// PolicyProportional divide the same number of visits (the collection
-	// every Revisit) as the uniform policy would.
-	Policy Policy
-	// Objective is what PolicyOptimal optimises; empty means
-	// ObjectiveFreshness.
-	Objective Objective
-	// CrawlCost is, for ObjectiveCost, what one fetch costs in seconds of
+	// fetched again (see refresh.Names). Empty means refresh.Optimal.
+	// With an explicit Revisit interval and no Budget, refresh.Optimal
+	// and refresh.Proportional divide the same number of visits (the
+	// collection every Revisit) as the uniform policy would.
+	Policy refresh.Name
+	// Objective is what refresh.Optimal optimises; empty means
+	// refresh.Freshness.
+	Objective refresh.Objective
+	// CrawlCost is, for refresh.Cost, what one fetch costs in seconds of
 	// a page being stale on the servers' clock (paper 001's C_c/C_s).
-	// Zero means DefaultCrawlCost.
+	// Zero means refresh.DefaultCrawlCost.
 	CrawlCost time.Duration
 	// MaxRevisit is the longest interval a held page waits, on the
 	// servers' clock; pages the optimal policy gives up are probed this
 	// often so that a wrong estimate is corrected. Zero means
-	// DefaultMaxRevisits uniform intervals.
+	// refresh.DefaultMaxRevisits uniform intervals.
 	MaxRevisit time.Duration
 }
-
-// Policy names a refresh policy.
-type Policy string
-
-// The refresh policies. PolicyOptimal is freshcrawl's: every page's rate
-// is estimated from its visits (ch. 6, paper 001) and the budget divided
-// by the optimum of the Objective (ch. 5), maintained as the estimates
-// change. The others are baselines: the uniform interval, proportional to
-// the estimated rate (a pitfall, §5.5.2), Nutch's AdaptiveFetchSchedule
-// and StormCrawler's adaptive scheduler with their default settings, the
-// interval of a new page being the uniform one.
-const (
-	PolicyOptimal      Policy = "optimal"
-	PolicyUniform      Policy = "uniform"
-	PolicyProportional Policy = "proportional"
-	PolicyNutch        Policy = "nutch"
-	PolicyStormCrawler Policy = "stormcrawler"
-)
-
-// Policies lists the refresh policies.
-var Policies = []Policy{PolicyOptimal, PolicyUniform, PolicyProportional, PolicyNutch, PolicyStormCrawler}
-
-// Objective names what the optimal refresh policy optimises.
-type Objective string
-
-// The objectives. ObjectiveEmbarrassment is paper 002's: the rate at which
-// users see stale results, Σ w_i·(stale share of page i), with w_i the
-// page's embarrassment weight. Under Poisson changes and evenly spaced
-// visits the stale share is 1 − freshness, so it is freshness weighted by
-// the pages' weights, which the crawler takes from their importance.
-const (
-	ObjectiveFreshness     Objective = "freshness"
-	ObjectiveAge           Objective = "age"
-	ObjectiveEmbarrassment Objective = "embarrassment"
-	ObjectiveCost          Objective = "cost"
-)
-
-// Objectives lists the objectives.
-var Objectives = []Objective{ObjectiveFreshness, ObjectiveAge, ObjectiveEmbarrassment, ObjectiveCost}
-
-// Refresh defaults.
-const (
-	// DefaultCrawlCost makes a fetch cost as much as one hour of a stale
-	// copy: a page changing daily is then fetched about every 9 hours.
-	DefaultCrawlCost = time.Hour
-	// DefaultMaxRevisits is MaxRevisit's default in uniform intervals.
-	// The simulator, whose collection is closed, found probing given-up
-	// pages every 20 uniform intervals as fresh as any longer interval.
-	// On the web pages die and are born, and a new page is found through
-	// the links of pages that changed since it was born: the pages that
-	// change at every visit, which the freshness optimum gives up, carry
-	// the newest links. On simweb (bench/policy-crawl.sh, day 45) the
-	// optimal policy at 20 had not found 1,320 pages born in the last 60
-	// days (6 % of the collection) that uniform visits held. The delay in
-	// finding them grows with the interval and the budget the probes take
-	// shrinks with it; with a fifth of the pages given up, the two costs
-	// balance near 5.
-	DefaultMaxRevisits = 5
-)
-
-// DefaultChangeMemory is the default ChangeDecay in revisit intervals.
-// The accuracy study (freshcrawl accuracy, the rate-switch table) chose
-// it: at 25 a 4-fold change of rate is followed within 25 % in about 50
-// visits with Last-Modified and 70-90 without, at 18 % noise; at 50 it
-// takes 90-100 visits with Last-Modified and is never followed without.
-const DefaultChangeMemory = 25
 
 // ErrConfig is wrapped by New's errors about the configuration.
 var ErrConfig = errors.New("invalid crawl configuration")
@@ -290,9 +222,6 @@ func (c *Config) defaults() error {
 	if c.RobotsErrorTTL <= 0 {
 		c.RobotsErrorTTL = 10 * time.Minute
 	}
-	if c.Policy == "" {
-		c.Policy = PolicyOptimal
-	}
 	if c.Ordering == "" {
 		c.Ordering = OrderBreadthFirst
 	}
@@ -312,27 +241,19 @@ func (c *Config) defaults() error {
 	case c.RankInterval < 0:
 		return fmt.Errorf("%w: rank interval %v < 0", ErrConfig, c.RankInterval)
 	}
-	if !slices.Contains(Policies, c.Policy) {
-		return fmt.Errorf("%w: refresh policy %q (want one of %v)", ErrConfig, c.Policy, Policies)
-	}
-	if c.Objective == "" {
-		c.Objective = ObjectiveFreshness
-	}
-	if !slices.Contains(Objectives, c.Objective) {
-		return fmt.Errorf("%w: objective %q (want one of %v)", ErrConfig, c.Objective, Objectives)
-	}
-	if c.CrawlCost == 0 {
-		c.CrawlCost = DefaultCrawlCost
-	}
-	switch {
-	case c.CrawlCost < 0 || c.MaxRevisit < 0:
-		return fmt.Errorf("%w: negative crawl cost or max revisit interval", ErrConfig)
-	case c.TimeScale == 0:
-		c.TimeScale = 1
-	case !(c.TimeScale > 0) || math.IsInf(c.TimeScale, 1):
-		return fmt.Errorf("%w: time scale %g", ErrConfig, c.TimeScale)
+	if err := c.refresh().Check(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
+}
+
+// refresh is the configuration of the crawl's refresh module.
+func (c *Config) refresh() refresh.Config {
+	return refresh.Config{
+		Policy: c.Policy, Objective: c.Objective, CrawlCost: c.CrawlCost, MaxRevisit: c.MaxRevisit,
+		Revisit: c.Revisit, Budget: c.Budget, Capacity: c.MaxPages, ChangeDecay: c.ChangeDecay,
+		TimeScale: c.TimeScale, Logger: c.Logger,
+	}
 }
 
 // robotsAgent is the product token a robots.txt group must name to address

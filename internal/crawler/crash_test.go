@@ -29,6 +29,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -80,7 +81,7 @@ type crashChildConfig struct {
 	// nothing is revisited during the test.
 	revisit time.Duration
 	// policy is Config.Policy.
-	policy Policy
+	policy refresh.Name
 	order  Ordering
 	// minRun, with revisit set, is how long the child runs at least before
 	// it may find the crawl complete, and maxRun how long at most; see
@@ -100,7 +101,7 @@ func (cc crashChildConfig) env() []string {
 
 func crashChildFromEnv(dir string) (crashChildConfig, error) {
 	cc := crashChildConfig{dir: dir, addr: os.Getenv(envCrashAddr), seeds: strings.Fields(os.Getenv(envCrashSeeds)),
-		policy: Policy(os.Getenv(envCrashPolicy)), order: Ordering(os.Getenv(envCrashOrder))}
+		policy: refresh.Name(os.Getenv(envCrashPolicy)), order: Ordering(os.Getenv(envCrashOrder))}
 	for _, d := range []struct {
 		env string
 		v   *time.Duration
@@ -597,7 +598,7 @@ func crawlSurvivesKills(t *testing.T, order Ordering) {
 
 	dir := t.TempDir()
 	warcDir := filepath.Join(dir, "warc")
-	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds, policy: PolicyUniform, order: order}
+	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds, policy: refresh.Uniform, order: order}
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	t.Logf("kills: %d, random seed %d", kills, seed)
@@ -756,7 +757,7 @@ func TestCrawlSurvivesKillsDuringRevisits(t *testing.T) {
 
 	dir := t.TempDir()
 	warcDir := filepath.Join(dir, "warc")
-	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds, revisit: crashRevisitInterval, policy: PolicyOptimal}
+	cc := crashChildConfig{dir: dir, addr: srv.Listener.Addr().String(), seeds: seeds, revisit: crashRevisitInterval, policy: refresh.Optimal}
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	t.Logf("kills: %d, random seed %d", kills, seed)
@@ -904,12 +905,12 @@ func crashGraph(t *testing.T, cfg simweb.Config, seeds []string) crashGraphResul
 		f := robots.FromResponse(rec.Code, rec.Body.Bytes())
 		rules[key] = f.Group("freshcrawl")
 		for _, s := range f.Sitemaps() {
-			add(s, KindSitemap)
+			add(s, store.KindSitemap)
 		}
-		add(key+"/sitemap.xml", KindSitemap)
+		add(key+"/sitemap.xml", store.KindSitemap)
 	}
 	for _, s := range seeds {
-		add(s, KindPage)
+		add(s, store.KindPage)
 	}
 	for len(queue) > 0 {
 		it := queue[0]
@@ -929,7 +930,7 @@ func crashGraph(t *testing.T, cfg simweb.Config, seeds []string) crashGraphResul
 		}
 		ctype := rec.Header().Get("Content-Type")
 		switch it.kind {
-		case KindSitemap:
+		case store.KindSitemap:
 			res, err := extract.Sitemap(bytes.NewReader(rec.Body.Bytes()), ctype, DefaultSitemapURLs)
 			if err != nil {
 				t.Fatalf("graph: sitemap %s: %v", it.url, err)
@@ -937,12 +938,12 @@ func crashGraph(t *testing.T, cfg simweb.Config, seeds []string) crashGraphResul
 			site := urlx.SiteKey(urlx.Host(it.url))
 			for _, e := range res.URLs {
 				if urlx.SiteKey(urlx.Host(e.Loc)) == site {
-					add(e.Loc, KindPage)
+					add(e.Loc, store.KindPage)
 				}
 			}
 			for _, e := range res.Sitemaps {
 				if urlx.SiteKey(urlx.Host(e.Loc)) == site {
-					add(e.Loc, KindSitemap)
+					add(e.Loc, store.KindSitemap)
 				}
 			}
 		default:
@@ -952,7 +953,7 @@ func crashGraph(t *testing.T, cfg simweb.Config, seeds []string) crashGraphResul
 				t.Fatalf("graph: links of %s: %v", it.url, err)
 			}
 			for _, l := range res.Links {
-				add(l.URL, KindPage)
+				add(l.URL, store.KindPage)
 			}
 		}
 	}
@@ -1213,7 +1214,7 @@ func crashCheckState(t *testing.T, dir string, g crashGraphResult, w crashWARCs)
 			t.Errorf("%s: %d visits recorded (%v); want 1", u, len(v), err)
 		}
 	}
-	crashCheckDue(t, s, rows, DefaultRevisit, true)
+	crashCheckDue(t, s, rows, refresh.DefaultRevisit, true)
 
 	dups := 0
 	var dupURLs []string
@@ -1245,7 +1246,7 @@ func crashCheckRows(t *testing.T, s *store.Store, w crashWARCs) (rows map[string
 			return nil
 		}
 		held++
-		if p.Kind == KindPage {
+		if p.Kind == store.KindPage {
 			heldPages++ // The counter leaves sitemaps out: they are not pages of the collection.
 		}
 		r, ok := w.at[crashLoc{p.WARCFile, p.WARCOffset}]
@@ -1264,10 +1265,10 @@ func crashCheckRows(t *testing.T, s *store.Store, w crashWARCs) (rows map[string
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.Counter(counterHeld); err != nil {
+	if n, err := s.Held(); err != nil {
 		t.Error(err)
 	} else if n != heldPages {
-		t.Errorf("counter %q is %d, but %d page rows are held", counterHeld, n, heldPages)
+		t.Errorf("the held counter is %d, but %d page rows are held", n, heldPages)
 	}
 	return rows, held, heldPages
 }
@@ -1382,8 +1383,8 @@ func crashCheckDue(t *testing.T, s *store.Store, rows map[string]store.Page, int
 			t.Errorf("%s: due under %s at %v; the row says %v", u, e.host, e.due, p.NextDue)
 		case uniform && !p.NextDue.Equal(p.LastFetch.Add(interval)):
 			t.Errorf("%s: due at %v, %v after its last fetch; want %v", u, p.NextDue, p.NextDue.Sub(p.LastFetch), interval)
-		case !uniform && (!p.NextDue.After(p.LastFetch) || p.NextDue.After(p.LastFetch.Add(DefaultMaxRevisits*interval))):
-			t.Errorf("%s: due at %v, %v after its last fetch; want within (0, %v]", u, p.NextDue, p.NextDue.Sub(p.LastFetch), DefaultMaxRevisits*interval)
+		case !uniform && (!p.NextDue.After(p.LastFetch) || p.NextDue.After(p.LastFetch.Add(refresh.DefaultMaxRevisits*interval))):
+			t.Errorf("%s: due at %v, %v after its last fetch; want within (0, %v]", u, p.NextDue, p.NextDue.Sub(p.LastFetch), refresh.DefaultMaxRevisits*interval)
 		}
 	}
 	for u := range index {
@@ -1564,7 +1565,7 @@ func crashCheckHistories(t *testing.T, s *store.Store, rows map[string]store.Pag
 				u, ok, changed, notModified, other, c.ok, c.identical, c.notModified, c.other)
 		}
 		h.unrecorded += c.ok + c.identical + c.notModified + c.other - (ok + notModified + other)
-		if p.Held && p.Kind == KindPage {
+		if p.Held && p.Kind == store.KindPage {
 			// Each change moved the copy held to a later version of the page.
 			held := w.at[crashLoc{p.WARCFile, p.WARCOffset}]
 			if held.version < 0 || c.first < 0 || held.version-c.first < int64(p.Changes) {
@@ -1598,15 +1599,19 @@ func crashCheckHistories(t *testing.T, s *store.Store, rows map[string]store.Pag
 // page, in the bin of the rate its row holds.
 func crashCheckPlan(t *testing.T, s *store.Store, rows map[string]store.Page, fast bool) {
 	t.Helper()
+	cfg := refresh.Config{Policy: refresh.Uniform}
+	if fast {
+		cfg.Policy = refresh.Optimal
+	}
 	want := map[string]int64{}
 	for _, p := range rows {
-		if p.Held && p.Kind == KindPage {
-			want[planCounter((&Crawler{planFast: fast}).planBin(&p))]++
+		if p.Held && p.Kind == store.KindPage {
+			want[refresh.PlanCounter(cfg.PlanBin(&p))]++
 		}
 	}
 	got := map[string]int64{}
 	var total int64
-	err := s.Counters(planPrefix, func(name string, v int64) error {
+	err := s.Counters(refresh.PlanCounters, func(name string, v int64) error {
 		if v != 0 {
 			got[name] = v
 		}

@@ -33,10 +33,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
-	"github.com/freshcrawl/freshcrawl/internal/schedule"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
 	"github.com/freshcrawl/freshcrawl/internal/warc"
@@ -118,18 +117,8 @@ type Crawler struct {
 	// run, so that it is logged once; only enqueue, which runs on the
 	// committer (or in New), uses it.
 	urlLimited map[string]bool
-	// basePrior is the change-rate prior of pages of a site with too
-	// little history of its own.
-	basePrior change.Prior
-	// planner is the refresh plan of the optimal and proportional
-	// policies (refresh.go); nil under the others.
-	planner *schedule.Planner
-	// planFast is set when the plan gives up pages that change at every
-	// visit (planRate).
-	planFast bool
-	// excessBits holds the float64 sum of the hosts' planned frequency
-	// beyond their capacity (refresh.go); written by the committer.
-	excessBits atomic.Uint64
+	// refresh is the UpdateModule: change-rate estimates and revisits.
+	refresh *refresh.Module
 
 	failOnce sync.Once
 	fatal    chan error
@@ -149,8 +138,7 @@ func New(cfg Config) (*Crawler, error) {
 		sched:      newScheduler(),
 		fatal:      make(chan error, 1),
 		scopeHosts: map[string]bool{}, scopeSites: map[string]bool{}, urlLimited: map[string]bool{},
-		robots:    robots.NewCache(robots.CacheConfig{TTL: cfg.RobotsTTL, ErrorTTL: cfg.RobotsErrorTTL, MaxEntries: 1 << 20}),
-		basePrior: defaultPrior(cfg.TimeScale),
+		robots: robots.NewCache(robots.CacheConfig{TTL: cfg.RobotsTTL, ErrorTTL: cfg.RobotsErrorTTL, MaxEntries: 1 << 20}),
 	}
 	if cfg.Ordering != OrderBreadthFirst {
 		c.ranker = newRanker(c)
@@ -184,13 +172,13 @@ func (c *Crawler) open(warcDir string, seeds []string) error {
 	if err := c.addSeeds(seeds); err != nil {
 		return err
 	}
-	held, err := c.store.Counter(counterHeld)
+	held, err := c.store.Held()
 	if err != nil {
 		return fmt.Errorf("crawl: %w", err)
 	}
 	c.held.Store(held)
-	if err := c.openRefresh(); err != nil {
-		return err
+	if c.refresh, err = refresh.Open(c.cfg.refresh(), c.store, size{c}); err != nil {
+		return fmt.Errorf("crawl: %w", err)
 	}
 	if err := c.rebuild(); err != nil {
 		return err
@@ -265,30 +253,24 @@ func (c *Crawler) addSeeds(seeds []string) error {
 	found := make([]discovered, 0, len(seeds))
 	for _, s := range seeds {
 		h := urlx.Host(s)
-		if err := txn.SetSetting("scope/host/"+h, ""); err != nil {
+		if err := txn.AddScope(h, urlx.SiteKey(h)); err != nil {
 			txn.Abort()
 			return err
 		}
-		if err := txn.SetSetting("scope/site/"+urlx.SiteKey(h), ""); err != nil {
-			txn.Abort()
-			return err
-		}
-		found = append(found, discovered{url: s, kind: KindPage})
+		found = append(found, discovered{url: s, kind: store.KindPage})
 	}
 	if err := txn.Commit(); err != nil {
 		return fmt.Errorf("crawl: %w", err)
 	}
-	err := c.store.Settings("scope/", func(name, _ string) error {
-		switch {
-		case strings.HasPrefix(name, "scope/host/"):
-			c.scopeHosts[strings.TrimPrefix(name, "scope/host/")] = true
-		case strings.HasPrefix(name, "scope/site/"):
-			c.scopeSites[strings.TrimPrefix(name, "scope/site/")] = true
-		}
-		return nil
-	})
+	hosts, sites, err := c.store.Scope()
 	if err != nil {
 		return fmt.Errorf("crawl: %w", err)
+	}
+	for _, h := range hosts {
+		c.scopeHosts[h] = true
+	}
+	for _, s := range sites {
+		c.scopeSites[s] = true
 	}
 	txn = c.store.Begin()
 	if err := c.enqueue(txn, found, map[string]int{}, ""); err != nil {
@@ -337,23 +319,11 @@ func (c *Crawler) rebuild() error {
 	return nil
 }
 
-// interval is the revisit interval: the configured one, or the uniform
-// interval that fits the budget.
-func (c *Crawler) interval() time.Duration {
-	if c.cfg.Revisit > 0 {
-		return c.cfg.Revisit
-	}
-	if c.cfg.Budget <= 0 {
-		return DefaultRevisit
-	}
-	capacity := float64(c.cfg.MaxPages)
-	if capacity == 0 {
-		// No capacity: the URLs in scope seen so far are the best guess of
-		// what the collection will hold.
-		capacity = float64(max(c.store.SeenCount(), uint64(c.held.Load()), 1))
-	}
-	return max(time.Second, time.Duration(capacity/c.cfg.Budget*float64(time.Second)))
-}
+// size tells the refresh module the crawl's size.
+type size struct{ c *Crawler }
+
+func (s size) Held() int64  { return s.c.held.Load() }
+func (s size) Seen() uint64 { return s.c.store.SeenCount() }
 
 // fail records a fatal error; Run returns the first.
 func (c *Crawler) fail(err error) {
@@ -451,7 +421,7 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 			s.mu.Unlock()
 			continue
 		}
-		t := task{h: h, due: h.due, queued: h.queued, full: !may && !explore, attempts: h.attempts, delay: h.delay, promote: promote, claimed: claimed}
+		t := task{h: h, due: h.due, queued: h.queued, full: !may && !explore, attempts: h.attempts, delay: h.Delay, promote: promote, claimed: claimed}
 		if may { // A revisit of a URL never held can add a page too.
 			t.reserved = true
 			s.reserved++

@@ -292,7 +292,7 @@ func (e *faultEnv) crawl(t *testing.T, o crawlOptions) *faultRun {
 	r.held, r.rows = map[string]bool{}, map[string]store.Page{}
 	err = c.store.ForEachPage(func(p store.Page) error {
 		r.rows[p.URL] = p
-		if p.Held && p.Kind == KindPage {
+		if p.Held && p.Kind == store.KindPage {
 			r.held[p.URL] = true
 		}
 		return nil

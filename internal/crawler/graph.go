@@ -1,6 +1,9 @@
 package crawler
 
-import "github.com/freshcrawl/freshcrawl/internal/rank"
+import (
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
+)
 
 // LinkGraph is the link graph a crawl has recorded: every page fetched
 // with content and the pages it links to (in scope, within the trap
@@ -25,7 +28,7 @@ type LinkGraph struct {
 // that is not running, as the ranking module does when a crawl starts.
 // Errors are as ReadStatus's.
 func ReadLinkGraph(dir string) (*LinkGraph, error) {
-	s, err := openReadOnly(dir)
+	s, err := datadir.Open(dir)
 	if err != nil {
 		return nil, err
 	}

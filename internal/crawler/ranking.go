@@ -203,7 +203,7 @@ func (r *ranker) load(s *store.Store) error {
 		return err
 	}
 	err = s.ForEachPage(func(p store.Page) error {
-		if p.Kind != KindPage {
+		if p.Kind != store.KindPage {
 			return nil
 		}
 		v := r.node(store.HashURL(p.URL), p.URL)
@@ -220,7 +220,7 @@ func (r *ranker) load(s *store.Store) error {
 				return err
 			}
 			for _, it := range items {
-				if it.Kind == KindPage {
+				if it.Kind == store.KindPage {
 					r.node(store.HashURL(it.URL), it.URL)
 				}
 			}

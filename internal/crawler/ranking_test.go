@@ -96,7 +96,7 @@ func (w *idealWorld) heldMass(t testing.TB, s *store.Store) (share float64, held
 	t.Helper()
 	mass := 0.0
 	err := s.ForEachPage(func(p store.Page) error {
-		if p.Held && p.Kind == KindPage {
+		if p.Held && p.Kind == store.KindPage {
 			mass += w.pr[p.URL]
 			held++
 		}
@@ -223,7 +223,7 @@ func TestImportanceWeights(t *testing.T) {
 		defer c.Close()
 		var ws []float64
 		err := c.store.ForEachPage(func(p store.Page) error {
-			if p.Held && p.Kind == KindPage && p.Weight > 0 {
+			if p.Held && p.Kind == store.KindPage && p.Weight > 0 {
 				ws = append(ws, p.Weight)
 			}
 			return nil
@@ -243,13 +243,14 @@ func TestImportanceWeights(t *testing.T) {
 		if mean < 0.5 || mean > 2 || slices.Max(ws) < 2*slices.Min(ws) {
 			t.Errorf("weights of mean %.3f from %.3f to %.3f: want a mean about 1 and a spread", mean, slices.Min(ws), slices.Max(ws))
 		}
-		if c.planner == nil {
+		pl := c.refresh.Planner()
+		if pl == nil {
 			t.Fatal("no refresh plan")
 		}
 		shorter := 0
 		for e := -8.0; e <= 2; e += 0.5 {
 			rate := math.Pow(10, e)
-			heavy, light := c.planner.Interval(rate, 4), c.planner.Interval(rate, 0.25)
+			heavy, light := pl.Interval(rate, 4), pl.Interval(rate, 0.25)
 			if heavy > light {
 				t.Errorf("rate %.3g: a page of weight 4 every %.4g s, of weight 1/4 every %.4g s", rate, heavy, light)
 			}

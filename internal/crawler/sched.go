@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -19,7 +20,12 @@ const headBuffer = 4
 // queue and due index; this holds only what the dispatcher needs to pick
 // the next host: about 150 bytes a host.
 type host struct {
-	name string
+	// Host is the refresh module's part: the host's name, its delay
+	// between requests (the configured delay or the robots.txt
+	// Crawl-delay, capped, whichever is longer), its capacity, and what
+	// is known of its changes. The worker and the committer use it while
+	// the host is busy.
+	refresh.Host
 	// ready is the earliest moment the next request may start: the end of
 	// the last request plus the host's delay, or later after errors and
 	// Retry-After.
@@ -32,9 +38,6 @@ type host struct {
 	queued int
 	// due is the earliest revisit due time; zero if none is scheduled.
 	due time.Time
-	// delay is the gap between requests: the configured delay or the
-	// robots.txt Crawl-delay (capped), whichever is longer.
-	delay time.Duration
 	// fails counts consecutive failed requests, for back-off; attempts
 	// counts tries of the task at the head of the host's work.
 	fails, attempts int
@@ -50,14 +53,6 @@ type host struct {
 	// politeness rate never fetch a new URL; alternating gives each at
 	// least half. The worker owns it while the host is busy.
 	newTurn bool
-	// service is a moving average of the host's response times in
-	// seconds; load is the planned revisit frequency of its held pages
-	// and excess the part of it over the host's capacity (refresh.go).
-	// The committer writes them while the host is busy.
-	service, load, excess float64
-	// change is what is known of the host's changes and validators; nil
-	// until its first outcome commits.
-	change *siteChange
 
 	wake time.Time // heap key: when the host next has work it may do
 	idx  int       // heap index, -1 when not in the heap
@@ -132,7 +127,7 @@ func newScheduler() *scheduler {
 func (s *scheduler) get(name string, delay time.Duration) *host {
 	h, ok := s.hosts[name]
 	if !ok {
-		h = &host{name: name, idx: -1, pidx: -1, delay: delay}
+		h = &host{Host: refresh.Host{Name: name, Delay: delay}, idx: -1, pidx: -1}
 		s.hosts[name] = h
 	}
 	return h

@@ -65,7 +65,7 @@ func TestSchedulerOrder(t *testing.T) {
 					}
 				}
 				if has && !x.busy {
-					ws = append(ws, w{h.name, wake})
+					ws = append(ws, w{h.Name, wake})
 				}
 			}
 			slices.SortStableFunc(ws, func(a, b w) int { return a.wake.Compare(b.wake) })
@@ -74,7 +74,7 @@ func TestSchedulerOrder(t *testing.T) {
 			}
 			var got []string
 			for s.heap.Len() > 0 {
-				got = append(got, heap.Pop(&s.heap).(*host).name)
+				got = append(got, heap.Pop(&s.heap).(*host).Name)
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("order %v, want %v", got, want)
@@ -106,7 +106,7 @@ func TestSchedulerNext(t *testing.T) {
 		short, cancel2 := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel2()
 		if h := s.next(short); h != nil {
-			t.Errorf("a busy host was handed out again: %v", h.name)
+			t.Errorf("a busy host was handed out again: %v", h.Name)
 		}
 		if d := time.Since(start); d != 90*time.Millisecond {
 			t.Errorf("next returned %v after the start, want when its context ended at 90ms", d)

@@ -2,8 +2,6 @@ package crawler
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
@@ -24,7 +23,7 @@ import (
 func TestReadStatus(t *testing.T) {
 	// The crawl runs in a bubble; the data directory outlives it.
 	dir := t.TempDir()
-	var want DataStatus
+	var want datadir.Status
 	type statusCase struct {
 		name    string
 		now     time.Time
@@ -78,7 +77,7 @@ func TestReadStatus(t *testing.T) {
 		}
 
 		// What the crawl reported.
-		want = DataStatus{
+		want = datadir.Status{
 			Dir: dir, Seen: stats.Seen, Held: stats.Held, Queued: int64(stats.Queued),
 			Fetches: uint64(events), Changes: uint64(changed), LastFetch: lastFetch,
 		}
@@ -103,7 +102,7 @@ func TestReadStatus(t *testing.T) {
 			}
 			return n
 		}
-		want.ByClass = StatusClasses{
+		want.ByClass = datadir.StatusClasses{
 			Success: codes(200, 299), NotModified: codes(304, 304), Redirect: codes(300, 399) - codes(304, 304),
 			ClientError: codes(400, 499), ServerError: codes(500, 599), Network: codes(0, 0),
 		}
@@ -162,22 +161,8 @@ func TestReadStatus(t *testing.T) {
 				due = append(due, p.NextDue)
 				dueHosts[urlx.Host(p.URL)] = true
 			}
-			if p.Held && p.Kind == KindPage && p.Rate > 0 {
-				perDay := p.Rate * 86400
-				rates = append(rates, perDay)
-				c := &want.Rates.ByClass
-				switch {
-				case perDay >= 24:
-					c.Hourly++
-				case perDay >= 1:
-					c.Daily++
-				case perDay >= 1.0/7:
-					c.Weekly++
-				case perDay >= 1.0/30:
-					c.Monthly++
-				default:
-					c.Rarer++
-				}
+			if p.Held && p.Kind == store.KindPage && p.Rate > 0 {
+				rates = append(rates, p.Rate*86400)
 				var cs change.Stats
 				if err := cs.UnmarshalBinary(p.Change); err != nil {
 					return err
@@ -189,24 +174,10 @@ func TestReadStatus(t *testing.T) {
 			}
 			return nil
 		})
+		hostStates := 0
 		if err == nil {
-			err = s.Settings("site/", func(_ string, v string) error {
-				site, err := decodeSite(v)
-				switch {
-				case err != nil:
-					return err
-				case site.lm.trusted():
-					want.Rates.LMTrusted++
-				case site.lm.distrusted():
-					want.Rates.LMDistrusted++
-				default:
-					want.Rates.LMUnproven++
-				}
-				if site.sitemap.trusted() {
-					want.Rates.SitemapTrusted++
-				} else if site.sitemap.distrusted() {
-					want.Rates.SitemapDistrusted++
-				}
+			err = s.ForEachHostState(func(string, store.HostState, error) error {
+				hostStates++
 				return nil
 			})
 		}
@@ -240,6 +211,24 @@ func TestReadStatus(t *testing.T) {
 		}
 		want.Scheduled, want.DueHosts, want.NextDue = int64(len(due)), len(dueHosts), due[0]
 
+		// How the rates and the hosts' validators fall into classes is
+		// datadir's test (TestReadStatusRows); here every page with a rate
+		// and every host the crawl judged must be in one.
+		got, err := datadir.ReadStatus(dir, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, classes := got.Rates, got.Rates.ByClass
+		if n := classes.Hourly + classes.Daily + classes.Weekly + classes.Monthly + classes.Rarer; n != int64(len(rates)) {
+			t.Errorf("%d held pages by rate class, %d have a rate", n, len(rates))
+		}
+		if n := r.LMTrusted + r.LMDistrusted + r.LMUnproven; n != hostStates || n == 0 {
+			t.Errorf("%d hosts judged by Last-Modified, %d host records", n, hostStates)
+		}
+		want.Rates.ByClass = classes
+		want.Rates.LMTrusted, want.Rates.LMDistrusted, want.Rates.LMUnproven = r.LMTrusted, r.LMDistrusted, r.LMUnproven
+		want.Rates.SitemapTrusted, want.Rates.SitemapDistrusted = r.SitemapTrusted, r.SitemapDistrusted
+
 		// A revisit is overdue at now if it is due at or before now: none
 		// before the crawl, all after the last, and the ties at the ends.
 		first, lastDue := due[0], due[len(due)-1]
@@ -261,7 +250,7 @@ func TestReadStatus(t *testing.T) {
 	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ReadStatus(dir, tt.now)
+			got, err := datadir.ReadStatus(dir, tt.now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,78 +269,5 @@ func TestReadStatus(t *testing.T) {
 				t.Errorf("ReadStatus:\n got %+v\nwant %+v", got, want)
 			}
 		})
-	}
-}
-
-// An empty store is a crawl with nothing in it, not an error; its scope
-// lists are empty, not nil, so that JSON shows them as [].
-func TestReadStatusEmpty(t *testing.T) {
-	dir := t.TempDir()
-	s, err := store.Open(filepath.Join(dir, "state"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadStatus(dir, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := DataStatus{Dir: dir, ScopeHosts: []string{}, ScopeSites: []string{}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("ReadStatus: %+v, want %+v", got, want)
-	}
-}
-
-// A directory that is missing or holds no crawl is ErrNoCrawl, said in
-// words the status command prints as they are, and nothing is created in
-// it; one a crawl has open is store.ErrLocked.
-func TestReadStatusErrors(t *testing.T) {
-	empty := t.TempDir()
-	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	locked := t.TempDir()
-	s, err := store.Open(filepath.Join(locked, "state"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	missing := filepath.Join(empty, "none")
-	tests := []struct {
-		name string
-		dir  string
-		is   []error
-		msg  string // the error's text; empty: not checked
-	}{
-		{"missing", missing, []error{ErrNoCrawl, fs.ErrNotExist}, "no data directory " + missing},
-		{"a file", file, []error{ErrNoCrawl}, file + " is not a directory"},
-		{"not a crawl", empty, []error{ErrNoCrawl},
-			empty + " is not a crawl data directory (no Pebble store in " + filepath.Join(empty, "state") + ")"},
-		{"in use", locked, []error{store.ErrLocked}, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadStatus(tt.dir, time.Now())
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, target := range tt.is {
-				if !errors.Is(err, target) {
-					t.Errorf("error %q is not %v", err, target)
-				}
-			}
-			if tt.msg != "" && err.Error() != tt.msg {
-				t.Errorf("error %q, want %q", err, tt.msg)
-			}
-			if errors.Is(err, ErrNoCrawl) == errors.Is(err, store.ErrLocked) {
-				t.Errorf("error %q: ErrNoCrawl %v, store.ErrLocked %v; want one", err, errors.Is(err, ErrNoCrawl), errors.Is(err, store.ErrLocked))
-			}
-		})
-	}
-	if entries, err := os.ReadDir(empty); err != nil || len(entries) != 0 {
-		t.Errorf("ReadStatus left %v in an empty directory (%v)", entries, err)
 	}
 }

@@ -20,14 +20,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
-// Kinds of URL, kept as store.Item.Kind and store.Page.Kind. Only pages
-// count toward the collection ("held" in Stats and the store's counter);
-// sitemaps are fetched, archived and revisited too, but are not part of it.
-const (
-	KindPage    uint8 = 0
-	KindSitemap uint8 = 1
-)
-
 // task is one dispatch of a host: a snapshot of what the scheduler knew
 // when it handed the host out.
 type task struct {
@@ -120,13 +112,13 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 	queue := t.queued > 0 && !t.full
 	newFirst := queue && t.h.newTurn
 	if due && !newFirst {
-		cands, err = c.dueCandidates(t.h.name, now)
+		cands, err = c.dueCandidates(t.h.Name, now)
 	}
 	if err == nil && len(cands) == 0 && queue {
 		cands, err = c.queueCandidates(t.h)
 	}
 	if err == nil && len(cands) == 0 && due && newFirst {
-		cands, err = c.dueCandidates(t.h.name, now) // The queue was empty after all.
+		cands, err = c.dueCandidates(t.h.Name, now) // The queue was empty after all.
 	}
 	if err != nil {
 		o.err = err
@@ -135,22 +127,12 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 	if len(cands) > 0 && !cands[0].fromDue.IsZero() {
 		var until time.Time
 		p := cands[0].page
-		iv := c.interval()
-		adaptive := c.cfg.Policy == PolicyNutch || c.cfg.Policy == PolicyStormCrawler
-		if p.Held && p.Kind == KindPage {
-			iv = c.plannedInterval(t.h, &p)
-		}
-		switch {
-		case !p.Held && t.full:
+		if !p.Held && t.full {
 			// A URL never held that failed transiently is due again, but
 			// it is new work: it waits while the collection is full.
-			until = now.Add(iv)
-		case !adaptive && !p.LastFetch.IsZero() && p.LastFetch.Add(iv*9/10).After(now):
-			// The planned interval changes as the collection grows and
-			// the estimates move: a revisit scheduled when it was shorter
-			// waits for the current one (a longer one is caught up at
-			// the page's next visit).
-			until = p.LastFetch.Add(iv)
+			until = now.Add(c.refresh.Uniform())
+		} else {
+			until = c.refresh.Postpone(&t.h.Host, &p, now)
 		}
 		if !until.IsZero() {
 			o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: p, known: true, postpone: until}
@@ -228,7 +210,7 @@ func (o *outcome) skip(cand candidate) {
 	if !cand.promoted {
 		o.skipped = append(o.skipped, cand.seq)
 	}
-	if cand.item.Kind == KindPage {
+	if cand.item.Kind == store.KindPage {
 		o.given = append(o.given, cand.item.URL)
 	}
 }
@@ -240,11 +222,11 @@ func (c *Crawler) promotedCandidate(u string) ([]candidate, error) {
 	p, err := c.store.GetPage(u)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return []candidate{{item: store.Item{URL: u, Kind: KindPage}, promoted: true}}, nil
+		return []candidate{{item: store.Item{URL: u, Kind: store.KindPage}, promoted: true}}, nil
 	case err != nil:
 		return nil, err
-	case p.Evicted && !p.Held && p.Kind == KindPage:
-		return []candidate{{item: store.Item{URL: u, Kind: KindPage}, promoted: true, page: p}}, nil
+	case p.Evicted && !p.Held && p.Kind == store.KindPage:
+		return []candidate{{item: store.Item{URL: u, Kind: store.KindPage}, promoted: true, page: p}}, nil
 	}
 	return nil, nil
 }
@@ -271,7 +253,7 @@ func (c *Crawler) dueCandidates(host string, now time.Time) ([]candidate, error)
 // from disk. The worker owns h while it is busy.
 func (c *Crawler) queueCandidates(h *host) ([]candidate, error) {
 	if len(h.head) == 0 {
-		items, err := c.store.Peek(h.name, 0, headBuffer)
+		items, err := c.store.Peek(h.Name, 0, headBuffer)
 		if err != nil {
 			return nil, err
 		}
@@ -370,7 +352,7 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 	}
 	o.url = cand.item.URL
 	req := fetch.Request{URL: cand.item.URL}
-	if pr.known && pr.prev.Held && o.t.h.change.conditional() {
+	if pr.known && pr.prev.Held && o.t.h.Conditional() {
 		req.ETag, req.LastModified = pr.prev.ETag, pr.prev.LastModified
 	}
 	resp, ferr := c.fetcher.Fetch(ctx, req)
@@ -442,7 +424,7 @@ func (c *Crawler) analyse(pr *pageResult) {
 	}
 	pr.read = true
 	ctype := r.Header.Get("Content-Type")
-	if pr.item.Kind == KindSitemap {
+	if pr.item.Kind == store.KindSitemap {
 		res, err := extract.Sitemap(bytes.NewReader(body), ctype, DefaultSitemapURLs)
 		if err != nil {
 			pr.note = "sitemap: " + err.Error()

@@ -49,7 +49,7 @@ func (s *Store) readMeta(host string) (queueMeta, error) {
 // is queued.
 type Item struct {
 	URL string
-	// Kind is the crawler's opaque tag (page, sitemap, ...).
+	// Kind is what the URL is to the crawler: KindPage or KindSitemap.
 	Kind uint8
 	// Hops counts the redirects that led to URL.
 	Hops uint8

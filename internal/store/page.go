@@ -8,6 +8,15 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
+// Kinds of URL, kept as Item.Kind and Page.Kind. Only pages count toward
+// the collection (the crawl's "held" counter); sitemaps are fetched,
+// archived and revisited too, but are not part of it. The store itself
+// does nothing with the kind.
+const (
+	KindPage    uint8 = 0
+	KindSitemap uint8 = 1
+)
+
 // Page is the state row of one fetched page.
 type Page struct {
 	// URL is the canonical URL; the row is keyed by its hash.
@@ -28,7 +37,7 @@ type Page struct {
 	WARCFile   string
 	WARCOffset int64
 
-	// Kind says what the URL is to the crawler (a page, a sitemap); the
+	// Kind says what the URL is to the crawler (KindPage, KindSitemap); the
 	// store keeps it opaque.
 	Kind uint8
 	// Held reports whether the page is in the collection: its last fetch
@@ -143,12 +152,18 @@ func (s *Store) ForEachPage(fn func(Page) error) error {
 		}
 		return nil
 	})
+	return stopped(err, "store: for each page")
+}
+
+// stopped is the error of a walk whose callback may have stopped it with
+// errStop: the callback's error unchanged, else err in context.
+func stopped(err error, context string) error {
 	var stop errStop
 	if errors.As(err, &stop) {
 		return stop.err
 	}
 	if err != nil {
-		return fmt.Errorf("store: for each page: %w", err)
+		return fmt.Errorf("%s: %w", context, err)
 	}
 	return nil
 }

@@ -14,11 +14,9 @@ func (s *Store) Seen(url string) (bool, error) {
 
 // SeenCount returns the number of distinct URLs in the seen set. The count is
 // persisted in the same batches as the set, so it survives restarts exactly.
-func (s *Store) SeenCount() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seenCount
-}
+// It does not wait for a transaction in progress: it counts what the last
+// one committed.
+func (s *Store) SeenCount() uint64 { return s.seenCount.Load() }
 
 // seen reports whether the URL with hash h (seen key key) is in the seen
 // set, from the cache if it can. The caller holds s.mu.

@@ -21,6 +21,8 @@
 //	d/<host>\x00<time 12><hash16> URL: the page's revisit is due then
 //	l/<hash16>                   time: the latest sitemap lastmod of the URL
 //	g/<hash16>                   the URL hashes the page links to (links.go)
+//	t/<host>                     HostState, versioned binary encoding (host.go)
+//	u/<host>\x00<group>          a URL-pattern group's pooled change history
 //	m/c/<name>                   uint64 big-endian: a named counter
 //	c/<name>                     a named setting of the crawl
 package store
@@ -31,6 +33,7 @@ import (
 	"fmt"
 	"log"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -101,10 +104,17 @@ type Store struct {
 
 	// mu is held by a Txn from Begin to Commit or Abort, so that the reads
 	// it makes (is this URL new? where does this queue end?) stay valid
-	// until its batch is applied.
-	mu        sync.Mutex
-	seenCount uint64    // mirror of the persisted m/seen counter; guarded by mu
-	known     seenCache // hashes known to be in the seen set; guarded by mu
+	// until its batch is applied. It covers the transaction only: a reader
+	// of seenCount (the crawler's workers, planning a revisit) must not
+	// wait out a commit's fsync.
+	mu    sync.Mutex
+	known seenCache // hashes known to be in the seen set; guarded by mu
+	// seenCount mirrors the persisted m/seen counter. Commit writes it
+	// under mu; it is read without.
+	seenCount atomic.Uint64
+	// legacy is set on a read-only store of a crawl from before host
+	// states had keys of their own (host.go).
+	legacy legacyKeys
 }
 
 // Open opens (creating if needed) the store in dir. If another process, or
@@ -149,11 +159,14 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.wopts = pebble.NoSync
 	}
 	n, err := s.readUint64(keySeenCount)
+	if err == nil {
+		s.seenCount.Store(n)
+		err = s.openHostStates(opts.ReadOnly)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	s.seenCount = n
 	return s, nil
 }
 
@@ -201,10 +214,12 @@ const (
 	prefixPage  = "p/"
 	prefixVisit = "v/"
 
-	prefixDue     = "d/"
-	prefixLastMod = "l/"
-	prefixCounter = "m/c/"
-	prefixSetting = "c/"
+	prefixDue       = "d/"
+	prefixLastMod   = "l/"
+	prefixHostState = "t/"
+	prefixGroup     = "u/"
+	prefixCounter   = "m/c/"
+	prefixSetting   = "c/"
 )
 
 // hashLen is the length of a URL hash: 128 bits of SHA-256, so that a

@@ -329,3 +329,39 @@ func TestPersistence(t *testing.T) {
 		t.Errorf("Visits after reopen = %v, %v; want %v", got, err, visits)
 	}
 }
+
+func TestHeldAndScope(t *testing.T) {
+	dir := t.TempDir()
+	s := openTest(t, dir)
+	if n, err := s.Held(); n != 0 || err != nil {
+		t.Errorf("Held of a new store: %d, %v", n, err)
+	}
+	if h, st, err := s.Scope(); len(h) != 0 || len(st) != 0 || h == nil || st == nil || err != nil {
+		t.Errorf("Scope of a new store: %q, %q, %v; want empty, not nil", h, st, err)
+	}
+	tx := s.Begin()
+	tx.AddHeld(3)
+	tx.AddHeld(-1)
+	for _, hs := range [][2]string{{"www.a.test", "a.test"}, {"b.a.test", "a.test"}, {"c.test:8080", "c.test"}} {
+		if err := tx.AddScope(hs[0], hs[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCommit(t, tx)
+	closeTest(t, s)
+	s = openTest(t, dir)
+	defer closeTest(t, s)
+	if n, err := s.Held(); n != 2 || err != nil {
+		t.Errorf("Held: %d, %v; want 2", n, err)
+	}
+	hosts, sites, err := s.Scope()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"b.a.test", "c.test:8080", "www.a.test"}; !slices.Equal(hosts, want) {
+		t.Errorf("scope hosts %q, want %q", hosts, want)
+	}
+	if want := []string{"a.test", "c.test"}; !slices.Equal(sites, want) {
+		t.Errorf("scope sites %q, want %q", sites, want)
+	}
+}

@@ -195,7 +195,7 @@ func (t *Txn) Commit() error {
 		}
 	}
 	if t.added > 0 {
-		if err := t.b.Set(keySeenCount, putBEUint64(t.s.seenCount+t.added), nil); err != nil {
+		if err := t.b.Set(keySeenCount, putBEUint64(t.s.seenCount.Load()+t.added), nil); err != nil {
 			return fmt.Errorf("store: commit: %w", err)
 		}
 	}
@@ -205,7 +205,7 @@ func (t *Txn) Commit() error {
 	if err := t.s.db.Apply(t.b, t.s.wopts); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
-	t.s.seenCount += t.added
+	t.s.seenCount.Add(t.added)
 	for h := range t.seen {
 		t.s.known.add(h)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -43,7 +44,7 @@ func TestChangeEstimates(t *testing.T) {
 		kept := map[string]change.Stats{}
 		rates := map[string]float64{}
 		err := c.store.ForEachPage(func(p store.Page) error {
-			if p.Held && p.Kind == KindPage {
+			if p.Held && p.Kind == store.KindPage {
 				var s change.Stats
 				if err := s.UnmarshalBinary(p.Change); err != nil {
 					return err
@@ -59,7 +60,7 @@ func TestChangeEstimates(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		st, err := ReadStatus(dir, time.Now())
+		st, err := datadir.ReadStatus(dir, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,10 +83,10 @@ func TestChangeEstimates(t *testing.T) {
 			t.Fatal(err)
 		}
 		groups := 0
-		err = s.Settings("group/", func(name, v string) error {
+		err = s.ForEachGroupPool(func(host, group string, v []byte) error {
 			var g change.Stats
-			if err := g.UnmarshalBinary([]byte(v)); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+			if err := g.UnmarshalBinary(v); err != nil {
+				return fmt.Errorf("%s/%s: %w", host, group, err)
 			}
 			if g.Count() > 0 {
 				groups++
@@ -104,7 +105,7 @@ func TestChangeEstimates(t *testing.T) {
 
 		// The replay.
 		replayed := 0
-		err = ReadHistories(dir, 0, func(h *History) error {
+		err = datadir.ReadHistories(dir, 0, func(h *datadir.History) error {
 			replayed++
 			k, ok := kept[h.URL]
 			if !ok {
@@ -165,69 +166,4 @@ func TestChangeEstimates(t *testing.T) {
 			t.Errorf("median estimate/truth %.2f, want within a factor of 2 of 1", median)
 		}
 	})
-}
-
-func TestGroupOf(t *testing.T) {
-	tests := []struct{ url, want string }{
-		{"http://h0-edu.test/", ""},
-		{"http://h0-edu.test/about.html", ""},
-		{"http://h0-edu.test/news/19.html", "news"},
-		{"http://h0-edu.test/news/", "news"},
-		{"http://h0-edu.test/news/2026/11/a.html", "news"},
-		{"http://h0-edu.test/news?page=2/3", ""},
-		{"https://example.com:8443/shop/item/9#top", "shop"},
-		{"http://h0-edu.test", ""},
-		{"not a url", ""},
-	}
-	for _, tt := range tests {
-		if got := groupOf(tt.url); got != tt.want {
-			t.Errorf("groupOf(%q) = %q, want %q", tt.url, got, tt.want)
-		}
-	}
-}
-
-// TestPreObservations checks the span a trusted modification time adds
-// before a page's first check: from the modification time to the first
-// check, which is the previous check less the unchanged time already
-// observed; nothing once a change or a modification time has been seen.
-func TestPreObservations(t *testing.T) {
-	const day = 86400.0
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ago := func(days float64) time.Time { return now.Add(-time.Duration(days * day * float64(time.Second))) }
-	unchanged := func(n int) *change.Stats {
-		var s change.Stats
-		for i := range n {
-			s.Add(change.Observation{Interval: 2 * day, SinceModified: -1}, seconds(ago(float64(2*(n-1-i)))))
-		}
-		return &s
-	}
-	withChange := unchanged(2)
-	withChange.Add(change.Observation{Interval: 2 * day, Changed: true, SinceModified: -1}, seconds(now))
-	withLM := unchanged(2)
-	withLM.Add(change.Observation{Interval: 2 * day, SinceModified: 30 * day}, seconds(now))
-	cases := []struct {
-		name     string
-		s        *change.Stats
-		modified time.Time
-		span     float64 // days; 0 for no pre-observations
-	}{
-		{"first comparison", &change.Stats{}, ago(100), 100},
-		{"after three unchanged", unchanged(3), ago(100), 94},
-		{"modified after the first check", unchanged(3), ago(5), 0},
-		{"a change seen", withChange, ago(100), 0},
-		{"a modification time seen", withLM, ago(100), 0},
-		{"no modification time", unchanged(3), time.Time{}, 0},
-	}
-	for _, tc := range cases {
-		pre := preObservations(tc.s, now, tc.modified)
-		if tc.span == 0 {
-			if pre != nil {
-				t.Errorf("%s: %+v, want none", tc.name, pre)
-			}
-			continue
-		}
-		if len(pre) != 2 || math.Abs(pre[0].Interval/day-tc.span) > 1e-6 || pre[0].Changed || !pre[1].Changed || pre[1].Interval > pre[0].Interval*1e-5 {
-			t.Errorf("%s: %+v, want an unchanged span of %g days and a vanishing changed one", tc.name, pre, tc.span)
-		}
-	}
 }

@@ -1,8 +1,13 @@
-package crawler
+// Package datadir reads a crawl's data directory (state/, the Pebble
+// store, and warc/, the WARC files) without changing it, for the commands
+// that report on a crawl that is not running: its status, the visit
+// histories of its pages, its link graph. The crawler writes the
+// directory (internal/crawler); the store defines its layout
+// (internal/store).
+package datadir
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,14 +16,15 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-// DataStatus is what a crawl's data directory holds, read from its store
-// and WARC files by ReadStatus. Its JSON form is the output of freshcrawl
-// status -json. Unlike Stats, the running totals of one Crawler, it
-// describes the whole crawl, every run of it, as it is on disk.
-type DataStatus struct {
+// Status is what a crawl's data directory holds, read from its store and
+// WARC files by ReadStatus. Its JSON form is the output of freshcrawl
+// status -json. Unlike crawler.Stats, the running totals of one crawler,
+// it describes the whole crawl, every run of it, as it is on disk.
+type Status struct {
 	Dir string `json:"dir"`
 	// Seen is the number of URLs ever seen; Held is the pages in the
 	// collection by the crawl's counter, HeldRows by the page rows
@@ -47,16 +53,16 @@ type DataStatus struct {
 	LastFetch time.Time `json:"last_fetch,omitzero"`
 	// ScopeHosts and ScopeSites are the seeds' hosts and sites, in order;
 	// empty, not nil, when there are none.
-	ScopeHosts []string   `json:"scope_hosts"`
-	ScopeSites []string   `json:"scope_sites"`
-	WARC       WARCStatus `json:"warc"`
+	ScopeHosts []string  `json:"scope_hosts"`
+	ScopeSites []string  `json:"scope_sites"`
+	WARC       WARCFiles `json:"warc"`
 	// Rates summarises the change-rate estimates of the pages held.
-	Rates RateStatus `json:"change_rates"`
+	Rates Rates `json:"change_rates"`
 }
 
-// RateStatus summarises the change-rate estimates of the pages held and
+// Rates summarises the change-rate estimates of the pages held and
 // the trust the crawler places in its sites' validators.
-type RateStatus struct {
+type Rates struct {
 	// Observed is the held pages with at least one revisit compared with
 	// the visit before; Observations sums those comparisons.
 	Observed     int64 `json:"pages_observed"`
@@ -136,10 +142,10 @@ func (c *StatusClasses) add(status int) {
 	}
 }
 
-// WARCStatus describes the WARC files of a data directory: how many, their
+// WARCFiles describes the WARC files of a data directory: how many, their
 // total size, and the newest by modification time (ties to the greater
 // name).
-type WARCStatus struct {
+type WARCFiles struct {
 	Files      int       `json:"files"`
 	Bytes      int64     `json:"bytes"`
 	Newest     string    `json:"newest,omitempty"`
@@ -171,63 +177,65 @@ func (e *noCrawlError) Unwrap() []error {
 // that is missing or holds no crawl is an error wrapping ErrNoCrawl; one a
 // crawl is running on, an error wrapping store.ErrLocked. It reads every
 // page row, so on a large crawl it takes a while.
-func ReadStatus(dir string, now time.Time) (DataStatus, error) {
-	st := DataStatus{Dir: dir, ScopeHosts: []string{}, ScopeSites: []string{}}
-	s, err := openReadOnly(dir)
+func ReadStatus(dir string, now time.Time) (Status, error) {
+	st := Status{Dir: dir}
+	s, err := Open(dir)
 	if err != nil {
-		return DataStatus{}, err
+		return Status{}, err
 	}
 	defer s.Close()
 	st.Seen = s.SeenCount()
-	if st.Held, err = s.Counter(counterHeld); err != nil {
-		return DataStatus{}, err
+	if st.Held, err = s.Held(); err != nil {
+		return Status{}, err
 	}
 	if err := st.readQueues(s); err != nil {
-		return DataStatus{}, err
+		return Status{}, err
 	}
 	if err := st.readPages(s, now); err != nil {
-		return DataStatus{}, err
+		return Status{}, err
 	}
-	if err := st.readScope(s); err != nil {
-		return DataStatus{}, err
+	if st.ScopeHosts, st.ScopeSites, err = s.Scope(); err != nil {
+		return Status{}, err
 	}
 	if err := st.Rates.readSites(s); err != nil {
-		return DataStatus{}, err
+		return Status{}, err
 	}
 	if st.WARC, err = readWARCDir(filepath.Join(dir, "warc")); err != nil {
-		return DataStatus{}, err
+		return Status{}, err
 	}
 	return st, nil
 }
 
-// readSites judges each host's Last-Modified as the crawler does.
-func (r *RateStatus) readSites(s *store.Store) error {
-	return s.Settings("site/", func(name, v string) error {
-		site, err := decodeSite(v)
+// readSites judges each host's Last-Modified and sitemaps as the crawler
+// does.
+func (r *Rates) readSites(s *store.Store) error {
+	return s.ForEachHostState(func(_ string, hs store.HostState, err error) error {
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return err
 		}
 		switch {
-		case site.lm.trusted():
+		case refresh.Trusted(hs.LastModified):
 			r.LMTrusted++
-		case site.lm.distrusted():
+		case refresh.Distrusted(hs.LastModified):
 			r.LMDistrusted++
 		default:
 			r.LMUnproven++
 		}
 		switch {
-		case site.sitemap.trusted():
+		case refresh.Trusted(hs.Sitemap):
 			r.SitemapTrusted++
-		case site.sitemap.distrusted():
+		case refresh.Distrusted(hs.Sitemap):
 			r.SitemapDistrusted++
 		}
 		return nil
 	})
 }
 
-// openReadOnly opens the store of the existing data directory dir for
-// reading.
-func openReadOnly(dir string) (*store.Store, error) {
+// Open opens the store of the existing data directory dir for reading. A
+// directory that is missing or holds no crawl is an error wrapping
+// ErrNoCrawl; one a crawl is running on, an error wrapping
+// store.ErrLocked.
+func Open(dir string) (*store.Store, error) {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -248,7 +256,7 @@ func openReadOnly(dir string) (*store.Store, error) {
 }
 
 // readQueues counts the queued URLs and the hosts with revisits due.
-func (st *DataStatus) readQueues(s *store.Store) error {
+func (st *Status) readQueues(s *store.Store) error {
 	err := s.Hosts(func(_ string, n int) error {
 		st.Queued += int64(n)
 		st.QueueHosts++
@@ -268,7 +276,7 @@ func (st *DataStatus) readQueues(s *store.Store) error {
 
 // readPages sums the page rows, sitemaps apart; a revisit due at or before
 // now is overdue.
-func (st *DataStatus) readPages(s *store.Store, now time.Time) error {
+func (st *Status) readPages(s *store.Store, now time.Time) error {
 	var rates []float64
 	defer func() {
 		if len(rates) > 0 {
@@ -277,7 +285,7 @@ func (st *DataStatus) readPages(s *store.Store, now time.Time) error {
 		}
 	}()
 	return s.ForEachPage(func(p store.Page) error {
-		if p.Held && p.Kind == KindPage && p.Rate > 0 {
+		if p.Held && p.Kind == store.KindPage && p.Rate > 0 {
 			perDay := p.Rate * 86400
 			rates = append(rates, perDay)
 			st.Rates.ByClass.add(perDay)
@@ -289,7 +297,7 @@ func (st *DataStatus) readPages(s *store.Store, now time.Time) error {
 		}
 		st.Fetches += uint64(p.Fetches)
 		st.Changes += uint64(p.Changes)
-		if p.Kind == KindSitemap {
+		if p.Kind == store.KindSitemap {
 			st.SitemapRows++
 		} else {
 			st.Rows++
@@ -311,21 +319,9 @@ func (st *DataStatus) readPages(s *store.Store, now time.Time) error {
 	})
 }
 
-// readScope lists the hosts and sites the seeds set (addSeeds).
-func (st *DataStatus) readScope(s *store.Store) error {
-	return s.Settings("scope/", func(name, _ string) error {
-		if h, ok := strings.CutPrefix(name, "scope/host/"); ok {
-			st.ScopeHosts = append(st.ScopeHosts, h)
-		} else if site, ok := strings.CutPrefix(name, "scope/site/"); ok {
-			st.ScopeSites = append(st.ScopeSites, site)
-		}
-		return nil
-	})
-}
-
 // readWARCDir sums the WARC files in dir, which may not exist.
-func readWARCDir(dir string) (WARCStatus, error) {
-	var w WARCStatus
+func readWARCDir(dir string) (WARCFiles, error) {
+	var w WARCFiles
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return w, nil

@@ -1,0 +1,74 @@
+package refresh
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/change"
+)
+
+func TestGroupOf(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"http://h0-edu.test/", ""},
+		{"http://h0-edu.test/about.html", ""},
+		{"http://h0-edu.test/news/19.html", "news"},
+		{"http://h0-edu.test/news/", "news"},
+		{"http://h0-edu.test/news/2026/11/a.html", "news"},
+		{"http://h0-edu.test/news?page=2/3", ""},
+		{"https://example.com:8443/shop/item/9#top", "shop"},
+		{"http://h0-edu.test", ""},
+		{"not a url", ""},
+	}
+	for _, tt := range tests {
+		if got := GroupOf(tt.url); got != tt.want {
+			t.Errorf("GroupOf(%q) = %q, want %q", tt.url, got, tt.want)
+		}
+	}
+}
+
+// TestPreObservations checks the span a trusted modification time adds
+// before a page's first check: from the modification time to the first
+// check, which is the previous check less the unchanged time already
+// observed; nothing once a change or a modification time has been seen.
+func TestPreObservations(t *testing.T) {
+	const day = 86400.0
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ago := func(days float64) time.Time { return now.Add(-time.Duration(days * day * float64(time.Second))) }
+	unchanged := func(n int) *change.Stats {
+		var s change.Stats
+		for i := range n {
+			s.Add(change.Observation{Interval: 2 * day, SinceModified: -1}, seconds(ago(float64(2*(n-1-i)))))
+		}
+		return &s
+	}
+	withChange := unchanged(2)
+	withChange.Add(change.Observation{Interval: 2 * day, Changed: true, SinceModified: -1}, seconds(now))
+	withLM := unchanged(2)
+	withLM.Add(change.Observation{Interval: 2 * day, SinceModified: 30 * day}, seconds(now))
+	cases := []struct {
+		name     string
+		s        *change.Stats
+		modified time.Time
+		span     float64 // days; 0 for no pre-observations
+	}{
+		{"first comparison", &change.Stats{}, ago(100), 100},
+		{"after three unchanged", unchanged(3), ago(100), 94},
+		{"modified after the first check", unchanged(3), ago(5), 0},
+		{"a change seen", withChange, ago(100), 0},
+		{"a modification time seen", withLM, ago(100), 0},
+		{"no modification time", unchanged(3), time.Time{}, 0},
+	}
+	for _, tc := range cases {
+		pre := preObservations(tc.s, now, tc.modified)
+		if tc.span == 0 {
+			if pre != nil {
+				t.Errorf("%s: %+v, want none", tc.name, pre)
+			}
+			continue
+		}
+		if len(pre) != 2 || math.Abs(pre[0].Interval/day-tc.span) > 1e-6 || pre[0].Changed || !pre[1].Changed || pre[1].Interval > pre[0].Interval*1e-5 {
+			t.Errorf("%s: %+v, want an unchanged span of %g days and a vanishing changed one", tc.name, pre, tc.span)
+		}
+	}
+}

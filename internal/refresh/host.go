@@ -1,0 +1,220 @@
+package refresh
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+)
+
+// Trust thresholds for a host's validators (Last-Modified, ETag): they are
+// trusted once they changed together with the content at least trustAgree
+// times and disagreed with it at most once in trustRatio agreements, and
+// distrusted once they disagreed more often than that. A visit where
+// neither changed proves nothing: a validator stamped with a deploy date
+// is as still as an honest one between changes.
+const (
+	trustAgree = 5
+	trustRatio = 20
+	// probeEvery and probeTrusted are how often a revisit to a host goes
+	// without validators while they are unproven, and once they are
+	// trusted: a conditional GET answered 304 shows nothing about the
+	// validators, so the crawler asks unconditionally now and then and
+	// compares. Trusted validators are still checked, as sites change.
+	probeEvery   = 2
+	probeTrusted = 32
+	// poolMin is the observations a host's pool needs before it, rather
+	// than paper 001's fixed prior, seeds the estimates of its pages.
+	poolMin = 20
+	// maxGroups bounds the URL-pattern groups pooled per host; pages of
+	// further groups use the host's pool (a host with thousands of
+	// top-level paths has no sections worth the name).
+	maxGroups = 64
+)
+
+// Trusted reports whether a validator (or a sitemap's lastmod dates) that
+// agreed with the content as a says has proven reliable.
+func Trusted(a store.Agreement) bool {
+	return a.Agree >= trustAgree && a.Disagree*trustRatio <= a.Agree
+}
+
+// Distrusted reports whether it has proven unreliable.
+func Distrusted(a store.Agreement) bool {
+	return a.Disagree > 0 && a.Disagree*trustRatio > a.Agree
+}
+
+// note counts one comparison: a claim agrees when it changed with the
+// content, and disagrees when exactly one of the two changed.
+func note(a *store.Agreement, claimChanged, contentChanged bool) {
+	switch {
+	case claimChanged && contentChanged:
+		a.Agree++
+	case claimChanged != contentChanged:
+		a.Disagree++
+	}
+}
+
+// Host is the module's view of one host: its capacity (capacity.go),
+// always, and what the crawl has learnt of its changes, read from the
+// store at its first outcome. The crawler keeps one per host and sets
+// Delay; the module's methods take it while the host is busy.
+type Host struct {
+	// Name is the host (an authority: name and port).
+	Name string
+	// Delay is the gap the crawler leaves between two requests to the
+	// host (its politeness delay or Crawl-delay).
+	Delay time.Duration
+	// service is a moving average of the host's response times in
+	// seconds; load is the planned revisit frequency of its held pages
+	// and excess the part of it over the host's capacity.
+	service, load, excess float64
+	change                *hostChange
+}
+
+// hostChange is what is known of a host's changes and validators.
+type hostChange struct {
+	state store.HostState // its counts; Pool is not kept up to date
+	pool  change.Stats
+	dirty bool // changed since it was last staged
+	// groups pools the host's pages by URL pattern, the first segment of
+	// the path (/news/…, /products/…): pages of one section of a site tend
+	// to change alike (paper 001 §4.4 groups its corpus likewise). Loaded
+	// from the store on first use; at most maxGroups.
+	groups map[string]*groupChange
+}
+
+// groupChange is the pooled history of one URL-pattern group of a host.
+type groupChange struct {
+	pool  change.Stats
+	dirty bool
+}
+
+// changeOf returns what is known of h's changes, reading it from the
+// store the first time.
+func (m *Module) changeOf(h *Host) *hostChange {
+	if h.change != nil {
+		return h.change
+	}
+	h.change = &hostChange{}
+	hs, ok, err := m.store.HostState(h.Name)
+	switch {
+	case err != nil:
+		m.log.Warn("host change record unreadable, starting afresh", "host", h.Name, "err", err)
+	case ok:
+		if err := h.change.pool.UnmarshalBinary(hs.Pool); err != nil {
+			m.log.Warn("host change record unreadable, starting afresh", "host", h.Name, "err", err)
+			break
+		}
+		h.change.state = hs
+	}
+	return h.change
+}
+
+// groupOf returns the pool of url's URL-pattern group on h, reading it
+// from the store the first time; nil if the host has maxGroups already.
+func (m *Module) groupOf(h *Host, hc *hostChange, url string) *groupChange {
+	name := GroupOf(url)
+	if g := hc.groups[name]; g != nil {
+		return g
+	}
+	if len(hc.groups) >= maxGroups {
+		return nil
+	}
+	g := &groupChange{}
+	if v, ok, err := m.store.GroupPool(h.Name, name); err == nil && ok {
+		if err := g.pool.UnmarshalBinary(v); err != nil {
+			m.log.Warn("group change record unreadable, starting afresh", "host", h.Name, "group", name, "err", err)
+			g.pool = change.Stats{}
+		}
+	}
+	if hc.groups == nil {
+		hc.groups = map[string]*groupChange{}
+	}
+	hc.groups[name] = g
+	return g
+}
+
+// GroupOf returns the URL-pattern group of a canonical URL: the first
+// segment of its path if the path goes deeper, else "" (pages at the root).
+func GroupOf(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := u[i+3:]
+	j := strings.IndexByte(rest, '/')
+	if j < 0 {
+		return ""
+	}
+	path := rest[j+1:]
+	if k := strings.IndexAny(path, "?#"); k >= 0 {
+		path = path[:k]
+	}
+	k := strings.IndexByte(path, '/')
+	if k < 0 {
+		return ""
+	}
+	return path[:k]
+}
+
+// Conditional reports whether a revisit to h should carry the page's
+// validators, and counts the revisit: the host's validators go unproven
+// (or, trusted, unchecked) otherwise.
+func (h *Host) Conditional() bool {
+	hc := h.change
+	if hc == nil {
+		return true
+	}
+	s := &hc.state
+	if Distrusted(s.LastModified) || Distrusted(s.ETag) {
+		return false
+	}
+	every := uint32(probeEvery)
+	if Trusted(s.LastModified) || Trusted(s.ETag) {
+		every = probeTrusted
+	}
+	s.Probes++
+	return s.Probes%every != 0
+}
+
+// Stage writes h's change record and its groups' pools to txn if they
+// changed since they were last staged.
+func (m *Module) Stage(txn *store.Txn, h *Host) error {
+	hc := h.change
+	if hc == nil {
+		return nil
+	}
+	for name, g := range hc.groups {
+		if !g.dirty {
+			continue
+		}
+		b, err := g.pool.MarshalBinary()
+		if err != nil {
+			return fmt.Errorf("group change record of %s/%s: %w", h.Name, name, err)
+		}
+		if err := txn.PutGroupPool(h.Name, name, b); err != nil {
+			return err
+		}
+		g.dirty = false
+	}
+	if !hc.dirty {
+		return nil
+	}
+	b, err := hc.pool.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("host change record of %s: %w", h.Name, err)
+	}
+	hs := hc.state
+	hs.Pool = b
+	if err := txn.PutHostState(h.Name, hs); err != nil {
+		return err
+	}
+	hc.dirty = false
+	return nil
+}
+
+// lmTrusted reports whether a host gives modification times the
+// estimators may use: a trusted Last-Modified or trusted sitemaps.
+func lmTrusted(s *store.HostState) bool { return Trusted(s.LastModified) || Trusted(s.Sitemap) }
