@@ -128,7 +128,7 @@ func TestBigFrontier(t *testing.T) {
 	// A restart: the schedule is rebuilt from the store.
 	before := len(c.sched.hosts)
 	rs := time.Now()
-	c.sched = newScheduler()
+	c.sched = newScheduler(time.Now)
 	if err := c.rebuild(); err != nil {
 		t.Fatal(err)
 	}

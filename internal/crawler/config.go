@@ -114,6 +114,17 @@ type Config struct {
 	NoSync bool
 	// Logger receives the crawl's log; nil means slog.Default().
 	Logger *slog.Logger
+	// Now tells the time the crawl records and decides by (fetch times,
+	// due revisits, back-offs); nil means time.Now. It must advance with
+	// the runtime's timers, which the crawler waits on: a
+	// testing/synctest bubble makes both virtual.
+	Now func() time.Time
+	// Fetcher makes the requests; nil means a fetch.Fetcher configured by
+	// Fetch (and Now).
+	Fetcher Fetcher
+	// Archive receives the WARC records; nil means WARC files in
+	// DataDir/warc, whose torn tails a restart repairs.
+	Archive Archive
 	// OnFetch, if set, is called after the outcome of each page fetch is
 	// committed. The Event's Body is valid only during the call. Calls come
 	// from one goroutine and must be quick.
@@ -156,7 +167,28 @@ type Config struct {
 // ErrConfig is wrapped by New's errors about the configuration.
 var ErrConfig = errors.New("invalid crawl configuration")
 
+// defaults fills the zero fields of c with their defaults and reports
+// the first field that is wrong, wrapping ErrConfig.
 func (c *Config) defaults() error {
+	for _, step := range []func() error{c.collection, c.politeness, c.limits, c.ordering} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if err := c.refresh().Check(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return nil
+}
+
+// collection checks what the crawl keeps: where, what scope, how much.
+func (c *Config) collection() error {
 	if c.DataDir == "" {
 		return fmt.Errorf("%w: no data directory", ErrConfig)
 	}
@@ -167,15 +199,19 @@ func (c *Config) defaults() error {
 	default:
 		return fmt.Errorf("%w: scope %q (want host, site or any)", ErrConfig, c.Scope)
 	}
-	if c.MaxPages < 0 {
+	switch {
+	case c.MaxPages < 0:
 		return fmt.Errorf("%w: max pages %d < 0", ErrConfig, c.MaxPages)
-	}
-	if c.Budget < 0 {
+	case c.Budget < 0:
 		return fmt.Errorf("%w: budget %g < 0", ErrConfig, c.Budget)
-	}
-	if c.Revisit < 0 {
+	case c.Revisit < 0:
 		return fmt.Errorf("%w: revisit interval %v < 0", ErrConfig, c.Revisit)
 	}
+	return nil
+}
+
+// politeness sets the defaults of how the crawl treats a host.
+func (c *Config) politeness() error {
 	switch {
 	case c.Delay == 0:
 		c.Delay = DefaultDelay
@@ -185,6 +221,27 @@ func (c *Config) defaults() error {
 	if c.MaxCrawlDelay <= 0 {
 		c.MaxCrawlDelay = DefaultMaxCrawlDelay
 	}
+	if c.RobotsTTL <= 0 {
+		c.RobotsTTL = 24 * time.Hour
+	}
+	if c.RobotsErrorTTL <= 0 {
+		c.RobotsErrorTTL = 10 * time.Minute
+	}
+	if c.MaxRedirects <= 0 {
+		c.MaxRedirects = DefaultMaxRedirects
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.Fetch.UserAgent == "" {
+		c.Fetch.UserAgent = fetch.DefaultUserAgent
+	}
+	c.Fetch.MaxConnsPerHost = 1
+	return nil
+}
+
+// limits sets the defaults of what bounds the crawl's resources.
+func (c *Config) limits() error {
 	if c.Workers <= 0 {
 		c.Workers = DefaultWorkers
 	}
@@ -193,15 +250,6 @@ func (c *Config) defaults() error {
 		c.MaxURLsPerHost = DefaultMaxURLsPerHost
 	case c.MaxURLsPerHost < 0:
 		c.MaxURLsPerHost = 0
-	}
-	if c.MaxRedirects <= 0 {
-		c.MaxRedirects = DefaultMaxRedirects
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = DefaultMaxAttempts
-	}
-	if c.RobotsTTL <= 0 {
-		c.RobotsTTL = 24 * time.Hour
 	}
 	if c.WARCMaxSize == 0 {
 		c.WARCMaxSize = DefaultWARCSize
@@ -212,16 +260,11 @@ func (c *Config) defaults() error {
 	if c.WARCGzipLevel < gzip.HuffmanOnly || c.WARCGzipLevel > gzip.BestCompression {
 		return fmt.Errorf("%w: gzip level %d", ErrConfig, c.WARCGzipLevel)
 	}
-	if c.Fetch.UserAgent == "" {
-		c.Fetch.UserAgent = fetch.DefaultUserAgent
-	}
-	c.Fetch.MaxConnsPerHost = 1
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
-	if c.RobotsErrorTTL <= 0 {
-		c.RobotsErrorTTL = 10 * time.Minute
-	}
+	return nil
+}
+
+// ordering checks how new URLs are chosen.
+func (c *Config) ordering() error {
 	if c.Ordering == "" {
 		c.Ordering = OrderBreadthFirst
 	}
@@ -234,15 +277,10 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("%w: topic ordering without a topic word", ErrConfig)
 	case strings.ContainsAny(c.Topic, " \t\n"):
 		return fmt.Errorf("%w: topic %q is more than one word", ErrConfig, c.Topic)
-	}
-	switch {
-	case c.RankInterval == 0:
-		c.RankInterval = DefaultRankInterval
 	case c.RankInterval < 0:
 		return fmt.Errorf("%w: rank interval %v < 0", ErrConfig, c.RankInterval)
-	}
-	if err := c.refresh().Check(); err != nil {
-		return fmt.Errorf("%w: %v", ErrConfig, err)
+	case c.RankInterval == 0:
+		c.RankInterval = DefaultRankInterval
 	}
 	return nil
 }

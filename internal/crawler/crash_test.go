@@ -1379,7 +1379,7 @@ func crashCheckDue(t *testing.T, s *store.Store, rows map[string]store.Page, int
 		case p.NextDue.IsZero():
 		case !ok:
 			t.Errorf("%s: the row is due at %v, but the due index has no entry for it (held %v)", u, p.NextDue, p.Held)
-		case e.host != authority(u) || !e.due.Equal(p.NextDue):
+		case e.host != urlx.Authority(u) || !e.due.Equal(p.NextDue):
 			t.Errorf("%s: due under %s at %v; the row says %v", u, e.host, e.due, p.NextDue)
 		case uniform && !p.NextDue.Equal(p.LastFetch.Add(interval)):
 			t.Errorf("%s: due at %v, %v after its last fetch; want %v", u, p.NextDue, p.NextDue.Sub(p.LastFetch), interval)

@@ -93,35 +93,35 @@ type counters struct {
 type Crawler struct {
 	cfg     Config
 	log     *slog.Logger
+	now     func() time.Time
 	agent   string
 	store   *store.Store
-	warc    *warc.Writer
-	fetcher *fetch.Fetcher
+	archive Archive
+	fetcher Fetcher
 	robots  *robots.Cache
 	sched   *scheduler
 	limiter *limiter
 	// ranker orders new URLs and refines a full collection; nil under
 	// breadth-first ordering.
 	ranker *ranker
-	// inBatch and evicted are the committer's: the URLs of the batch being
-	// staged, and the pages it evicted; gone holds the pages evicted in
-	// this run and not taken back.
-	inBatch map[string]bool
-	evicted []string
-	gone    map[string]bool
-	stats   counters
-	held    atomic.Int64
-
-	scopeHosts, scopeSites map[string]bool
-	// urlLimited holds the hosts whose MaxURLsPerHost was reached in this
-	// run, so that it is logged once; only enqueue, which runs on the
-	// committer (or in New), uses it.
-	urlLimited map[string]bool
 	// refresh is the UpdateModule: change-rate estimates and revisits.
 	refresh *refresh.Module
+	// cm is the committer's own state (commit.go).
+	cm    committerState
+	stats counters
+	held  atomic.Int64
+
+	scopeHosts, scopeSites map[string]bool
 
 	failOnce sync.Once
 	fatal    chan error
+}
+
+// Fetcher makes the crawler's requests. fetch.Fetcher is one.
+type Fetcher interface {
+	Fetch(ctx context.Context, req fetch.Request) (*fetch.Response, error)
+	// Close releases what the fetcher holds (idle connections).
+	Close()
 }
 
 // New opens (or creates) the crawl in cfg.DataDir, repairs a WARC file a
@@ -134,17 +134,18 @@ func New(cfg Config) (*Crawler, error) {
 	c := &Crawler{
 		cfg:        cfg,
 		log:        cfg.Logger,
+		now:        cfg.Now,
 		agent:      robotsAgent(cfg.Fetch.UserAgent),
-		sched:      newScheduler(),
+		sched:      newScheduler(cfg.Now),
 		fatal:      make(chan error, 1),
-		scopeHosts: map[string]bool{}, scopeSites: map[string]bool{}, urlLimited: map[string]bool{},
+		scopeHosts: map[string]bool{}, scopeSites: map[string]bool{},
+		cm:     committerState{urlLimited: map[string]bool{}, gone: map[string]bool{}},
 		robots: robots.NewCache(robots.CacheConfig{TTL: cfg.RobotsTTL, ErrorTTL: cfg.RobotsErrorTTL, MaxEntries: 1 << 20}),
 	}
 	if cfg.Ordering != OrderBreadthFirst {
 		c.ranker = newRanker(c)
 		c.sched.onFull, c.sched.unclaim = c.ranker.wake, c.ranker.unclaim
 		c.sched.explore = cfg.MaxPages > 0
-		c.gone = map[string]bool{}
 	}
 	seeds, err := canonicalSeeds(cfg.Seeds)
 	if err != nil {
@@ -166,8 +167,10 @@ func New(cfg Config) (*Crawler, error) {
 }
 
 func (c *Crawler) open(warcDir string, seeds []string) error {
-	if err := c.repairWARC(warcDir); err != nil {
-		return err
+	if c.cfg.Archive == nil {
+		if err := c.repairWARC(warcDir); err != nil {
+			return err
+		}
 	}
 	if err := c.addSeeds(seeds); err != nil {
 		return err
@@ -183,16 +186,26 @@ func (c *Crawler) open(warcDir string, seeds []string) error {
 	if err := c.rebuild(); err != nil {
 		return err
 	}
-	c.limiter = newLimiter(c.cfg.Budget)
-	c.fetcher = fetch.New(c.cfg.Fetch)
-	w, err := warc.NewWriter(warc.WriterConfig{
-		Dir: warcDir, MaxFileSize: c.cfg.WARCMaxSize, Compression: c.cfg.WARCGzipLevel,
-		Info: warc.Header{{Name: "http-header-user-agent", Value: c.cfg.Fetch.UserAgent}, {Name: "robots", Value: "obey"}},
-	})
-	if err != nil {
-		return fmt.Errorf("crawl: %w", err)
+	c.limiter = newLimiter(c.cfg.Budget, c.now)
+	c.fetcher = c.cfg.Fetcher
+	if c.fetcher == nil {
+		fc := c.cfg.Fetch
+		if fc.Now == nil {
+			fc.Now = c.now
+		}
+		c.fetcher = fetch.New(fc)
 	}
-	c.warc = w
+	c.archive = c.cfg.Archive
+	if c.archive == nil {
+		w, err := warc.NewWriter(warc.WriterConfig{
+			Dir: warcDir, MaxFileSize: c.cfg.WARCMaxSize, Compression: c.cfg.WARCGzipLevel,
+			Info: warc.Header{{Name: "http-header-user-agent", Value: c.cfg.Fetch.UserAgent}, {Name: "robots", Value: "obey"}},
+		})
+		if err != nil {
+			return fmt.Errorf("crawl: %w", err)
+		}
+		c.archive = w
+	}
 	return nil
 }
 
@@ -278,18 +291,6 @@ func (c *Crawler) addSeeds(seeds []string) error {
 		return fmt.Errorf("crawl: seeds: %w", err)
 	}
 	return txn.Commit()
-}
-
-// inScope reports whether a canonical URL is to be followed.
-func (c *Crawler) inScope(u string) bool {
-	switch c.cfg.Scope {
-	case ScopeAny:
-		return true
-	case ScopeHost:
-		return c.scopeHosts[urlx.Host(u)]
-	default:
-		return c.scopeSites[urlx.SiteKey(urlx.Host(u))]
-	}
 }
 
 // rebuild loads every host with queued or scheduled work into the
@@ -411,10 +412,10 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 			promote, h.promoted = p.url, h.promoted[1:]
 			claimed = explore && p.enters && c.ranker.claim()
 		}
-		if !may && !explore && (h.due.IsZero() || h.due.After(time.Now())) {
+		if now := c.now(); !may && !explore && (h.due.IsZero() || h.due.After(now)) {
 			// Only new URLs here, and the fetches in flight may fill the
 			// collection: ask again shortly, when they have committed.
-			h.ready = later(h.ready, time.Now().Add(reserveWait))
+			h.ready = later(h.ready, now.Add(reserveWait))
 			h.busy = false
 			s.inFly--
 			s.update(h)
@@ -470,8 +471,8 @@ func (c *Crawler) Close() error {
 	if c.fetcher != nil {
 		c.fetcher.Close()
 	}
-	if c.warc != nil {
-		errs = append(errs, c.warc.Close())
+	if c.archive != nil {
+		errs = append(errs, c.archive.Close())
 	}
 	errs = append(errs, c.store.Close())
 	return errors.Join(errs...)

@@ -23,6 +23,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
 // The fault tests check the acceptance criterion "every simweb fault mode
@@ -1189,7 +1190,7 @@ func testValidators(t *testing.T, mode string) {
 			return
 		}
 		events[ev.URL]++
-		tl := tallies[modes[authority(ev.URL)]]
+		tl := tallies[modes[urlx.Authority(ev.URL)]]
 		prev, had := held[ev.URL]
 		truth, err := e.web.Truth(ev.URL, e.clock.Now())
 		if err != nil {
@@ -1274,7 +1275,7 @@ func testValidators(t *testing.T, mode string) {
 		}
 	})
 	for u := range stale {
-		tallies[modes[authority(u)]].staleAtEnd++
+		tallies[modes[urlx.Authority(u)]].staleAtEnd++
 	}
 	for _, r := range []*faultRun{r1, r2} {
 		if r.err != nil {
@@ -1350,7 +1351,7 @@ func testValidators(t *testing.T, mode string) {
 func countHost(set map[string]bool, mode string, modes map[string]string) int {
 	n := 0
 	for u := range set {
-		if modes[authority(u)] == mode {
+		if modes[urlx.Authority(u)] == mode {
 			n++
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
 // Ordering is how new URLs are chosen (dissertation ch. 2): in the order
@@ -371,7 +372,7 @@ func (r *ranker) publish() {
 			continue // explored already: it comes back only to enter
 		}
 		u := r.urls[v]
-		if host := authority(u); host != "" {
+		if host := urlx.Authority(u); host != "" {
 			promoted[host] = append(promoted[host], promotion{url: u, enters: i < k})
 			count++
 		}

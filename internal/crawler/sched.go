@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -96,6 +97,7 @@ func (h *hostHeap) top() *host { return h.hosts[0] }
 // hosts that may be asked now, those go first: an importance ordering
 // orders hosts as well as each host's URLs.
 type scheduler struct {
+	now   func() time.Time
 	mu    sync.Mutex
 	hosts map[string]*host
 	heap  hostHeap // idle hosts with work, by idx
@@ -115,9 +117,9 @@ type scheduler struct {
 	explore bool
 }
 
-func newScheduler() *scheduler {
+func newScheduler(now func() time.Time) *scheduler {
 	return &scheduler{
-		hosts: map[string]*host{}, kick: make(chan struct{}, 1),
+		now: now, hosts: map[string]*host{}, kick: make(chan struct{}, 1),
 		heap:  hostHeap{pos: func(h *host) *int { return &h.idx }},
 		promo: hostHeap{pos: func(h *host) *int { return &h.pidx }},
 	}
@@ -236,7 +238,8 @@ func (s *scheduler) next(ctx context.Context) *host {
 	for {
 		s.mu.Lock()
 		var wait time.Duration = -1
-		if s.promo.Len() > 0 && !time.Now().Before(s.promo.top().wake) {
+		now := s.now()
+		if s.promo.Len() > 0 && !now.Before(s.promo.top().wake) {
 			h := s.promo.top()
 			heap.Pop(&s.promo)
 			heap.Remove(&s.heap, h.idx)
@@ -247,7 +250,7 @@ func (s *scheduler) next(ctx context.Context) *host {
 		}
 		if s.heap.Len() > 0 {
 			h := s.heap.top()
-			if d := time.Until(h.wake); d > 0 {
+			if d := h.wake.Sub(now); d > 0 {
 				wait = d
 			} else {
 				heap.Pop(&s.heap)
@@ -282,17 +285,18 @@ func (s *scheduler) next(ctx context.Context) *host {
 // limiter spaces dispatches to at most rate per second, with a burst of
 // one second's worth so that a pause is made up for in part.
 type limiter struct {
+	now      func() time.Time
 	interval time.Duration
 	burst    time.Duration
 	next     time.Time
 }
 
-func newLimiter(rate float64) *limiter {
+func newLimiter(rate float64, now func() time.Time) *limiter {
 	if rate <= 0 {
 		return nil
 	}
 	iv := time.Duration(float64(time.Second) / rate)
-	return &limiter{interval: iv, burst: max(time.Second, iv)}
+	return &limiter{now: now, interval: iv, burst: max(time.Second, iv)}
 }
 
 // wait blocks until the next dispatch is allowed. It returns false if ctx
@@ -301,22 +305,13 @@ func (l *limiter) wait(ctx context.Context) bool {
 	if l == nil {
 		return ctx.Err() == nil
 	}
-	now := time.Now()
+	now := l.now()
 	if floor := now.Add(-l.burst + l.interval); l.next.Before(floor) {
 		l.next = floor
 	}
 	at := l.next
 	l.next = l.next.Add(l.interval)
-	if d := at.Sub(now); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-		}
-	}
-	return true
+	return clock.Sleep(ctx, at.Sub(now))
 }
 
 // unbusy returns the host of a task that was made but not dispatched.

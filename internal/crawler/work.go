@@ -13,6 +13,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
@@ -94,22 +95,39 @@ type pageResult struct {
 // have work), makes sure robots.txt is known, and fetches.
 func (c *Crawler) work(ctx context.Context, t task) outcome {
 	o := outcome{t: t}
-	now := time.Now()
-	var cands []candidate
-	var err error
-	if t.promote != "" {
-		cands, err = c.promotedCandidate(t.promote)
-		if err != nil {
-			o.err = err
+	now := c.now()
+	cands, queue, err := c.candidates(&o.t, now)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	if len(cands) > 0 && !cands[0].fromDue.IsZero() {
+		if until := c.postpone(&o.t, &cands[0], now); !until.IsZero() {
+			o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: cands[0].page, known: true, postpone: until}
 			return o
 		}
-		if len(cands) == 0 { // fetched meanwhile: nothing to do this turn
-			return o
+	}
+	for _, cand := range cands {
+		if c.try(ctx, &o, cand, queue, now) {
+			break
+		}
+	}
+	return o
+}
+
+// candidates returns the URLs t may fetch, in the order it should try
+// them, and whether it may take new URLs from the queue. A promoted URL
+// (the ranking's) stands alone: t then takes nothing else.
+func (c *Crawler) candidates(t *task, now time.Time) (cands []candidate, queue bool, err error) {
+	if t.promote != "" {
+		cands, err = c.promotedCandidate(t.promote)
+		if err != nil || len(cands) == 0 { // fetched meanwhile: nothing to do this turn
+			return nil, false, err
 		}
 		t.full = true // the promoted URL, or nothing
 	}
 	due := !t.due.IsZero() && !t.due.After(now) && len(cands) == 0
-	queue := t.queued > 0 && !t.full
+	queue = t.queued > 0 && !t.full
 	newFirst := queue && t.h.newTurn
 	if due && !newFirst {
 		cands, err = c.dueCandidates(t.h.Name, now)
@@ -120,79 +138,74 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 	if err == nil && len(cands) == 0 && due && newFirst {
 		cands, err = c.dueCandidates(t.h.Name, now) // The queue was empty after all.
 	}
-	if err != nil {
-		o.err = err
-		return o
+	return cands, queue, err
+}
+
+// postpone returns when a due revisit should be made instead of now, or
+// zero to make it now.
+func (c *Crawler) postpone(t *task, cand *candidate, now time.Time) time.Time {
+	if !cand.page.Held && t.full {
+		// A URL never held that failed transiently is due again, but it
+		// is new work: it waits while the collection is full.
+		return now.Add(c.refresh.Uniform())
 	}
-	if len(cands) > 0 && !cands[0].fromDue.IsZero() {
-		var until time.Time
-		p := cands[0].page
-		if !p.Held && t.full {
-			// A URL never held that failed transiently is due again, but
-			// it is new work: it waits while the collection is full.
-			until = now.Add(c.refresh.Uniform())
-		} else {
-			until = c.refresh.Postpone(&t.h.Host, &p, now)
-		}
-		if !until.IsZero() {
-			o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: p, known: true, postpone: until}
-			return o
+	return c.refresh.Postpone(&t.h.Host, &cand.page, now)
+}
+
+// try makes cand the task's request, if it may be made: it is not known
+// already, robots.txt is known and allows it. It reports whether the task
+// is done; false passes on to the next candidate (this one is dropped).
+func (c *Crawler) try(ctx context.Context, o *outcome, cand candidate, queue bool, now time.Time) bool {
+	u, err := url.Parse(cand.item.URL)
+	if err != nil { // Stored URLs are canonical; this is corruption.
+		o.skip(cand)
+		return false
+	}
+	if c.ranker != nil && cand.fromDue.IsZero() && !cand.promoted {
+		// Under an importance ordering a queued URL may have been
+		// fetched already, out of its queue's order.
+		switch _, err := c.store.GetPage(cand.item.URL); {
+		case err == nil:
+			o.skipped = append(o.skipped, cand.seq)
+			return false
+		case !errors.Is(err, store.ErrNotFound):
+			o.err = err
+			return true
 		}
 	}
-	for _, cand := range cands {
-		u, err := url.Parse(cand.item.URL)
-		if err != nil { // Stored URLs are canonical; this is corruption.
-			o.skip(cand)
-			continue
-		}
-		if c.ranker != nil && cand.fromDue.IsZero() && !cand.promoted {
-			// Under an importance ordering a queued URL may have been
-			// fetched already, out of its queue's order.
-			switch _, err := c.store.GetPage(cand.item.URL); {
-			case err == nil:
-				o.skipped = append(o.skipped, cand.seq)
-				continue
-			case !errors.Is(err, store.ErrNotFound):
-				o.err = err
-				return o
-			}
-		}
-		entry, fresh := c.robots.Get(robots.Key(u), now)
-		if !fresh {
-			c.fetchRobots(ctx, &o, u)
-			return o
-		}
-		group := entry.File.Group(c.agent)
-		o.delay = c.hostDelay(group)
-		allowed := group.Allowed(u.RequestURI())
-		if !allowed && !entry.UnreachableSince.IsZero() {
-			// robots.txt could not be read: nothing may be fetched until it
-			// is asked for again (RFC 9309 §2.3.1.4), but the URLs wait.
-			// (After the cache's UnreachableLimit the last good file, or
-			// allow-all, stands in, and the URL is allowed.)
-			o.waitUntil = entry.Expires
-			if cand.promoted {
-				// Not to be handed out again while the host is shut: its
-				// queue brings the URL back when robots.txt can be read.
-				o.given = append(o.given, cand.item.URL)
-			}
-			return o
-		}
-		if !allowed {
-			c.stats.disallowed.Add(1)
-			if cand.fromDue.IsZero() {
-				o.skip(cand)
-				continue
-			}
-			// A held page that robots.txt now forbids leaves the collection.
-			o.page = &pageResult{item: cand.item, fromDue: cand.fromDue, prev: cand.page, known: true, disallowed: true}
-			return o
-		}
-		t.h.newTurn = !cand.fromDue.IsZero() && queue
-		c.fetchPage(ctx, &o, cand)
-		return o
+	entry, fresh := c.robots.Get(robots.Key(u), now)
+	if !fresh {
+		c.fetchRobots(ctx, o, u)
+		return true
 	}
-	return o
+	group := entry.File.Group(c.agent)
+	o.delay = c.hostDelay(group)
+	if group.Allowed(u.RequestURI()) {
+		o.t.h.newTurn = !cand.fromDue.IsZero() && queue
+		c.fetchPage(ctx, o, cand)
+		return true
+	}
+	if !entry.UnreachableSince.IsZero() {
+		// robots.txt could not be read: nothing may be fetched until it
+		// is asked for again (RFC 9309 §2.3.1.4), but the URLs wait.
+		// (After the cache's UnreachableLimit the last good file, or
+		// allow-all, stands in, and the URL is allowed.)
+		o.waitUntil = entry.Expires
+		if cand.promoted {
+			// Not to be handed out again while the host is shut: its
+			// queue brings the URL back when robots.txt can be read.
+			o.given = append(o.given, cand.item.URL)
+		}
+		return true
+	}
+	c.stats.disallowed.Add(1)
+	if cand.fromDue.IsZero() {
+		o.skip(cand)
+		return false
+	}
+	// A held page that robots.txt now forbids leaves the collection.
+	o.page = &pageResult{item: cand.item, fromDue: cand.fromDue, prev: cand.page, known: true, disallowed: true}
+	return true
 }
 
 // candidate is a URL a task may fetch.
@@ -284,13 +297,13 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 	status := 0
 	var body []byte
 	for hop := 0; ; hop++ {
-		if hop > 0 && !sleep(ctx, o.t.delay) {
+		if hop > 0 && !clock.Sleep(ctx, o.t.delay) {
 			o.aborted = true
 			return
 		}
 		o.url = target
 		resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: target})
-		o.end = time.Now()
+		o.end = c.now()
 		if ctx.Err() != nil {
 			o.aborted = true
 			return
@@ -310,7 +323,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 		status, body = resp.Status, resp.Body
 		if resp.Status == http.StatusTooManyRequests || resp.Status >= 500 {
 			o.transient = fmt.Sprintf("robots.txt: HTTP %d", resp.Status)
-			o.retryAfter = retryAfter(resp)
+			o.retryAfter = retryAfter(resp, c.now())
 			break
 		}
 		if resp.Status >= 300 && resp.Status < 400 && resp.Location != "" && hop < c.cfg.MaxRedirects {
@@ -327,7 +340,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 		o.retry = true // Ask again after a back-off before deciding.
 		return
 	}
-	entry := c.robots.Record(key, status, body, time.Now())
+	entry := c.robots.Record(key, status, body, c.now())
 	if !entry.UnreachableSince.IsZero() {
 		c.log.Warn("robots.txt unreachable, host paused", "host", u.Host, "reason", o.transient,
 			"until", entry.Expires.Format(time.RFC3339))
@@ -356,7 +369,7 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 		req.ETag, req.LastModified = pr.prev.ETag, pr.prev.LastModified
 	}
 	resp, ferr := c.fetcher.Fetch(ctx, req)
-	o.end = time.Now()
+	o.end = c.now()
 	if ctx.Err() != nil {
 		o.aborted = true
 		return
@@ -373,7 +386,7 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 		pr.fetchErr = ferr
 	case resp.Status == http.StatusTooManyRequests || resp.Status >= 500:
 		o.transient = fmt.Sprintf("HTTP %d", resp.Status)
-		o.retryAfter = retryAfter(resp)
+		o.retryAfter = retryAfter(resp, c.now())
 		pr.resp = resp
 		if !last {
 			o.retry = true
@@ -471,8 +484,9 @@ func isHTML(ctype string, body []byte) bool {
 	return strings.Contains(ctype, "html")
 }
 
-// retryAfter reads a Retry-After header, in seconds or as an HTTP date.
-func retryAfter(r *fetch.Response) time.Duration {
+// retryAfter reads a Retry-After header, in seconds or as an HTTP date
+// (relative to now).
+func retryAfter(r *fetch.Response, now time.Time) time.Duration {
 	v := strings.TrimSpace(r.Header.Get("Retry-After"))
 	if v == "" {
 		return 0
@@ -484,7 +498,7 @@ func retryAfter(r *fetch.Response) time.Duration {
 		return time.Duration(min(s, int64(DefaultMaxRetryAfter/time.Second))) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
+		if d := t.Sub(now); d > 0 {
 			return min(d, DefaultMaxRetryAfter)
 		}
 	}
@@ -505,18 +519,4 @@ func reason(err error) string {
 		return "timeout"
 	}
 	return err.Error()
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

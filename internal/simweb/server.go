@@ -2,7 +2,6 @@ package simweb
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -39,7 +39,7 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	h["Date"] = []string{w.httpDate(now)}
 
 	kind, slow, status := w.transient(si, w.reqs[si].Add(1)-1)
-	if slow && !sleepCtx(r.Context(), w.cfg.Faults.SlowDelay) {
+	if slow && !clock.Sleep(r.Context(), w.cfg.Faults.SlowDelay) {
 		return
 	}
 	switch kind {
@@ -71,17 +71,6 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		w.serveBomb(rw)
 	default:
 		w.servePage(rw, r, si, path, now)
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -8,11 +8,12 @@ import (
 	"golang.org/x/net/publicsuffix"
 )
 
-// Host returns the host (without port) of a canonical URL string, as
-// (*URL).Host does, without parsing it: it is for URLs read back from the
-// frontier or a store, which are canonical already. For other strings the
-// result is unspecified; parse them first.
-func Host(canonical string) string {
+// Authority returns the host and port (host[:port]) of a canonical URL
+// string, as (*URL).Host does, without parsing it: it is for URLs read
+// back from the frontier or a store, which are canonical already. For
+// other strings the result is unspecified; parse them first. The crawler
+// keys its politeness by it.
+func Authority(canonical string) string {
 	i := strings.Index(canonical, "://")
 	if i < 0 {
 		return ""
@@ -21,6 +22,13 @@ func Host(canonical string) string {
 	if j := strings.IndexByte(h, '/'); j >= 0 {
 		h = h[:j]
 	}
+	return h
+}
+
+// Host returns the host of a canonical URL string, its Authority without
+// the port.
+func Host(canonical string) string {
+	h := Authority(canonical)
 	if j := strings.LastIndexByte(h, ':'); j >= 0 && !strings.Contains(h[j:], "]") {
 		h = h[:j]
 	}

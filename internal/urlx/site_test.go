@@ -85,17 +85,20 @@ func TestSiteKeySimweb(t *testing.T) {
 }
 
 func TestHostOfCanonical(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"http://a.example/b", "a.example"},
-		{"http://a.example:8080/b:c", "a.example"},
-		{"http://[::1]/x", "[::1]"},
-		{"http://[::1]:80/x", "[::1]"},
-		{"https://a.example", "a.example"},
-		{"not a url", ""},
+	tests := []struct{ in, authority, host string }{
+		{"http://a.example/b", "a.example", "a.example"},
+		{"http://a.example:8080/b:c", "a.example:8080", "a.example"},
+		{"http://[::1]/x", "[::1]", "[::1]"},
+		{"http://[::1]:80/x", "[::1]:80", "[::1]"},
+		{"https://a.example", "a.example", "a.example"},
+		{"not a url", "", ""},
 	}
 	for _, tt := range tests {
-		if got := Host(tt.in); got != tt.want {
-			t.Errorf("Host(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Authority(tt.in); got != tt.authority {
+			t.Errorf("Authority(%q) = %q, want %q", tt.in, got, tt.authority)
+		}
+		if got := Host(tt.in); got != tt.host {
+			t.Errorf("Host(%q) = %q, want %q", tt.in, got, tt.host)
 		}
 	}
 }

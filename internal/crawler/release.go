@@ -1,0 +1,223 @@
+package crawler
+
+import (
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/store"
+)
+
+// This file is the last step of a commit (commit.go): the batch's hosts
+// go back to the scheduler (sched.go) with what their outcomes taught,
+// and only then may they be dispatched again. Releasing after the commit
+// is what keeps a host's queue head and due index from being read while a
+// change to them is pending.
+
+// release frees the batch's hosts with what their outcomes taught: the
+// next allowed request time, back-off, robots delay, new queue lengths and
+// due times. With enq nil (a failed commit), nothing was recorded and the
+// hosts only wait.
+func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
+	views := c.freshViews(batch, enq)
+	if c.ranker != nil {
+		for i := range batch {
+			if batch[i].t.claimed {
+				c.ranker.unclaim() // its victim, if it needed one, has left
+			}
+		}
+	}
+	s := c.sched
+	s.mu.Lock()
+	now := c.now()
+	for i := range batch {
+		o := &batch[i]
+		h := o.t.h
+		h.busy = false
+		s.inFly--
+		if o.t.reserved {
+			s.reserved--
+		}
+		c.settlePoliteness(h, o, enq == nil, now)
+		if enq != nil && !o.aborted && o.err == nil {
+			settleWork(h, o, recOf(recs, i), views[i])
+		}
+		h.queued = max(h.queued, 0)
+		s.update(h)
+	}
+	for name, n := range enq {
+		if n == 0 {
+			continue
+		}
+		h := s.get(name, c.cfg.Delay)
+		h.queued += n
+		s.update(h)
+	}
+	s.setFullLocked(c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages))
+	s.mu.Unlock()
+	s.signal()
+}
+
+// view is what the store says of a host after a commit, where its
+// in-memory state cannot tell: its next due time and queue length.
+type view struct {
+	nextDue time.Time
+	queued  int
+}
+
+// freshViews reads, outside the scheduler's lock, the next due time of
+// each host whose revisit was consumed, and a fresh view of each host
+// whose task found nothing to do (its in-memory view was stale).
+func (c *Crawler) freshViews(batch []outcome, enq map[string]int) []view {
+	views := make([]view, len(batch))
+	for i := range batch {
+		o := &batch[i]
+		if enq == nil || o.aborted || o.err != nil {
+			continue
+		}
+		revisited := o.page != nil && !o.page.fromDue.IsZero() && !o.retry
+		if revisited || idle(o) {
+			due, err := c.store.Due(o.t.h.Name, maxTime, 1)
+			if err != nil {
+				c.log.Error("read due index", "host", o.t.h.Name, "err", err)
+			} else if len(due) > 0 {
+				views[i].nextDue = due[0].Due
+			}
+		}
+		if idle(o) {
+			n, err := c.store.Len(o.t.h.Name)
+			if err != nil {
+				c.log.Error("read queue length", "host", o.t.h.Name, "err", err)
+			}
+			views[i].queued = n
+		}
+	}
+	return views
+}
+
+// settlePoliteness sets when h may next be asked, after o: its delay
+// after the request, longer after a failure (back-off, Retry-After), a
+// robots.txt that could not be read, or a commit that failed (failed).
+// The caller holds the scheduler's lock.
+func (c *Crawler) settlePoliteness(h *host, o *outcome, failed bool, now time.Time) {
+	if o.delay > 0 {
+		h.Delay = o.delay
+	}
+	if !o.end.IsZero() {
+		h.ready = o.end.Add(h.Delay)
+	}
+	switch {
+	case failed || o.err != nil:
+		if o.err != nil {
+			c.log.Error("crawl state read failed", "host", h.Name, "err", o.err)
+		}
+		h.ready = later(h.ready, now.Add(time.Second+h.Delay))
+	case o.aborted:
+	case !o.waitUntil.IsZero():
+		h.ready = later(h.ready, o.waitUntil)
+	case o.transient != "":
+		c.settleFailure(h, o, now)
+	default:
+		if !o.end.IsZero() {
+			h.fails, h.attempts = 0, 0
+		}
+	}
+}
+
+// settleFailure backs h off after a request that failed transiently, and
+// counts the attempt.
+func (c *Crawler) settleFailure(h *host, o *outcome, now time.Time) {
+	h.fails++
+	h.ready = later(h.ready, o.end.Add(c.backoff(h)))
+	if o.retryAfter > 0 {
+		h.ready = later(h.ready, o.end.Add(o.retryAfter))
+	}
+	if o.retry {
+		h.attempts++
+	} else {
+		h.attempts = 0
+	}
+	c.stats.failures.Add(1)
+	c.log.Warn("fetch failed", "host", h.Name, "url", o.url, "reason", o.transient,
+		"attempt", o.t.attempts+1, "retry_after", o.retryAfter, "next", h.ready.Sub(now).Round(time.Millisecond))
+}
+
+// settleWork brings h's view of its work up to date after o's commit: the
+// queue items it consumed, its next due time, and, where its task found
+// nothing to do, the store's view v.
+func settleWork(h *host, o *outcome, r *record, v view) {
+	h.queued -= len(o.skipped)
+	h.head = dropThrough(h.head, o.skipped...)
+	if pr := o.page; pr != nil && !o.retry {
+		if pr.fromDue.IsZero() && !pr.promoted {
+			h.queued--
+			h.head = dropThrough(h.head, pr.seq)
+		} else {
+			h.due = v.nextDue
+		}
+	}
+	if r != nil && !r.page.NextDue.IsZero() {
+		h.due = earliest(h.due, r.page.NextDue)
+	}
+	if idle(o) {
+		h.queued, h.head, h.due = v.queued, nil, v.nextDue
+	}
+}
+
+// idle reports whether a task found nothing to do: no request, no
+// candidate, which means the scheduler's view of the host was stale.
+func idle(o *outcome) bool {
+	return o.page == nil && len(o.skipped) == 0 && o.robots == nil && o.end.IsZero() && o.waitUntil.IsZero()
+}
+
+// dropThrough removes from a host's head buffer the items up to and
+// including the largest of seqs, which have left the queue.
+func dropThrough(head []store.QueuedItem, seqs ...uint64) []store.QueuedItem {
+	if len(seqs) == 0 {
+		return head
+	}
+	last := seqs[0]
+	for _, q := range seqs[1:] {
+		last = max(last, q)
+	}
+	i := 0
+	for i < len(head) && head[i].Seq <= last {
+		i++
+	}
+	if i == len(head) {
+		return nil
+	}
+	return head[i:]
+}
+
+func recOf(recs []*record, i int) *record {
+	if recs == nil {
+		return nil
+	}
+	return recs[i]
+}
+
+// maxTime is later than any due time.
+var maxTime = time.Unix(1<<62, 0)
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// backoff is the wait after h's fails-th consecutive failure: the host's
+// delay (at least a second) doubled per failure, up to DefaultMaxBackoff.
+func (c *Crawler) backoff(h *host) time.Duration {
+	d := max(h.Delay, time.Second)
+	for i := 1; i < h.fails && d < DefaultMaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, DefaultMaxBackoff)
+}
