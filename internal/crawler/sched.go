@@ -237,33 +237,11 @@ func (s *scheduler) next(ctx context.Context) *host {
 	}()
 	for {
 		s.mu.Lock()
-		var wait time.Duration = -1
-		now := s.now()
-		if s.promo.Len() > 0 && !now.Before(s.promo.top().wake) {
-			h := s.promo.top()
-			heap.Pop(&s.promo)
-			heap.Remove(&s.heap, h.idx)
-			h.busy = true
-			s.inFly++
-			s.mu.Unlock()
+		h, wait := s.pick(s.now())
+		s.mu.Unlock()
+		if h != nil {
 			return h
 		}
-		if s.heap.Len() > 0 {
-			h := s.heap.top()
-			if d := h.wake.Sub(now); d > 0 {
-				wait = d
-			} else {
-				heap.Pop(&s.heap)
-				if h.pidx >= 0 {
-					heap.Remove(&s.promo, h.pidx)
-				}
-				h.busy = true
-				s.inFly++
-				s.mu.Unlock()
-				return h
-			}
-		}
-		s.mu.Unlock()
 		var tc <-chan time.Time
 		if wait >= 0 {
 			if timer == nil {
@@ -280,6 +258,32 @@ func (s *scheduler) next(ctx context.Context) *host {
 		case <-tc:
 		}
 	}
+}
+
+// pick hands out the host that may be asked for work at now, marked busy:
+// of the hosts whose time has come, one holding the ranking's URLs if
+// there is one, else the one that woke first. With none, it returns how
+// long until the first wakes (-1: no host has work). The caller holds
+// s.mu.
+func (s *scheduler) pick(now time.Time) (*host, time.Duration) {
+	var h *host
+	switch {
+	case s.promo.Len() > 0 && !now.Before(s.promo.top().wake):
+		h = heap.Pop(&s.promo).(*host)
+		heap.Remove(&s.heap, h.idx)
+	case s.heap.Len() == 0:
+		return nil, -1
+	case s.heap.top().wake.After(now):
+		return nil, s.heap.top().wake.Sub(now)
+	default:
+		h = heap.Pop(&s.heap).(*host)
+		if h.pidx >= 0 {
+			heap.Remove(&s.promo, h.pidx)
+		}
+	}
+	h.busy = true
+	s.inFly++
+	return h, 0
 }
 
 // limiter spaces dispatches to at most rate per second, with a burst of

@@ -1,10 +1,10 @@
 package crawler
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -15,69 +15,157 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-// TestSchedulerOrder checks the heap against a brute-force reading of the
-// rule: an idle host with work wakes at max(ready, due) for a revisit, at
-// ready for a new URL (unless the collection is full), at the earlier of
-// the two if it has both; a busy host or one without work is not in line.
-func TestSchedulerOrder(t *testing.T) {
-	t0 := time.Now().Add(time.Hour)
-	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	type hs struct {
-		ready, due int // seconds after t0; due < 0: none
-		queued     int
-		busy       bool
+// schedModel is a brute-force scheduler: a list of hosts, each with the
+// work it holds, scanned whole at every pick. A host holds up to three
+// kinds of work: new URLs from its queue, which it may take at its ready
+// time unless the collection is full and not exploring; the ranking's
+// URLs, which it may take at its ready time; and a revisit, at its due
+// time but not before it is ready. It wakes at the earliest work it may
+// take. Of the idle hosts that are awake, those whose first ranking URL
+// may enter the collection go first, then the one that woke first.
+type schedModel struct {
+	hosts         []*modelHost
+	full, explore bool
+}
+
+type modelHost struct {
+	name          string
+	ready, due    time.Time // due zero: no revisit
+	queued        int
+	promoted      []promotion
+	busy          bool
+	fromScheduler *host
+}
+
+// wake is when the host may next do some of its work, and whether it has
+// any it may do.
+func (m *schedModel) wake(h *modelHost) (time.Time, bool) {
+	var work []time.Time
+	if h.queued > 0 && (!m.full || m.explore) {
+		work = append(work, h.ready)
 	}
-	hosts := []hs{
-		{ready: 5, due: -1, queued: 3}, // new work at 5
-		{ready: 1, due: 9, queued: 0},  // revisit at 9
-		{ready: 7, due: 2, queued: 0},  // revisit due at 2, allowed at 7
-		{ready: 3, due: -1, queued: 0}, // no work
-		{ready: 0, due: 4, queued: 1},  // both: new at 0
-		{ready: 2, due: -1, queued: 5, busy: true},
+	if len(h.promoted) > 0 {
+		work = append(work, h.ready)
 	}
-	for _, full := range []bool{false, true} {
-		t.Run(fmt.Sprintf("full=%v", full), func(t *testing.T) {
-			s := newScheduler(time.Now)
-			s.full = full
-			var want []string
-			type w struct {
-				name string
-				wake time.Time
-			}
-			var ws []w
-			for i, x := range hosts {
+	if !h.due.IsZero() {
+		work = append(work, later(h.due, h.ready))
+	}
+	if len(work) == 0 {
+		return time.Time{}, false
+	}
+	return slices.MinFunc(work, time.Time.Compare), true
+}
+
+// pick is what the scheduler must hand out at now: a host with the wake
+// time returned and whether it holds an entering ranking URL, or, if none
+// is awake, the wait until the first wakes (-1: none has work).
+func (m *schedModel) pick(now time.Time) (wake time.Time, promoted bool, wait time.Duration, ok bool) {
+	var first, firstPromo time.Time
+	has, hasPromo := false, false
+	for _, h := range m.hosts {
+		w, work := m.wake(h)
+		if h.busy || !work {
+			continue
+		}
+		if !has || w.Before(first) {
+			first, has = w, true
+		}
+		if len(h.promoted) > 0 && h.promoted[0].enters && !w.After(now) && (!hasPromo || w.Before(firstPromo)) {
+			firstPromo, hasPromo = w, true
+		}
+	}
+	switch {
+	case hasPromo:
+		return firstPromo, true, 0, true
+	case !has:
+		return time.Time{}, false, -1, false
+	case first.After(now):
+		return time.Time{}, false, first.Sub(now), false
+	}
+	return first, false, 0, true
+}
+
+// TestSchedulerAgainstModel runs the scheduler and the brute-force model
+// side by side through random changes to the hosts (new URLs, revisits,
+// the ranking's URLs, dispatch and release, the collection filling and
+// emptying), with and without exploring, and checks every pick against
+// the model's.
+func TestSchedulerAgainstModel(t *testing.T) {
+	for _, explore := range []bool{false, true} {
+		t.Run(fmt.Sprintf("explore=%v", explore), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(len(fmt.Sprint(explore)))))
+			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			at := func() time.Time { return t0.Add(time.Duration(rng.IntN(100)) * time.Second) }
+			s := newScheduler(nil)
+			s.explore = explore
+			m := &schedModel{explore: explore}
+			for i := range 30 {
 				h := s.get(fmt.Sprintf("h%d", i), 0)
-				h.ready, h.queued, h.busy = at(x.ready), x.queued, x.busy
-				if x.due >= 0 {
-					h.due = at(x.due)
-				}
+				m.hosts = append(m.hosts, &modelHost{name: h.Name, fromScheduler: h})
+			}
+			set := func(mh *modelHost) {
+				h := mh.fromScheduler
+				h.ready, h.due, h.queued, h.promoted, h.busy = mh.ready, mh.due, mh.queued, mh.promoted, mh.busy
 				s.update(h)
-				// Brute force.
-				var wake time.Time
-				has := false
-				if x.queued > 0 && !full {
-					wake, has = at(x.ready), true
-				}
-				if x.due >= 0 {
-					d := at(max(x.due, x.ready))
-					if !has || d.Before(wake) {
-						wake, has = d, true
+			}
+			picks := 0
+			for step := range 20000 {
+				mh := m.hosts[rng.IntN(len(m.hosts))]
+				switch op := rng.IntN(10); {
+				case op < 3 && !mh.busy: // new work, or none
+					mh.ready, mh.queued = at(), rng.IntN(3)
+					mh.due = time.Time{}
+					if rng.IntN(2) == 0 {
+						mh.due = at()
 					}
+					set(mh)
+				case op == 3: // the ranking hands out URLs
+					byHost := map[string][]promotion{}
+					for _, h := range m.hosts {
+						h.promoted = nil
+						if rng.IntN(4) == 0 {
+							h.promoted = []promotion{{url: "u", enters: rng.IntN(2) == 0}}
+							byHost[h.name] = h.promoted
+						}
+					}
+					s.setPromoted(byHost)
+				case op == 4: // the collection fills or empties
+					m.full = rng.IntN(2) == 0
+					if m.full && !s.full {
+						for _, h := range m.hosts {
+							h.promoted = nil // not measured against the pages held
+						}
+					}
+					s.setFullLocked(m.full)
+				case op == 5 && mh.busy: // released
+					mh.busy = false
+					set(mh)
+				default: // a pick
+					now := at()
+					wake, promoted, wait, ok := m.pick(now)
+					h, gotWait := s.pick(now)
+					if !ok {
+						if h != nil || gotWait != wait {
+							t.Fatalf("step %d: picked %v (wait %v), the model none (wait %v)", step, h, gotWait, wait)
+						}
+						continue
+					}
+					if h == nil {
+						t.Fatalf("step %d: picked none (wait %v), the model a host woken at %v", step, gotWait, wake)
+					}
+					got := m.hosts[slices.IndexFunc(m.hosts, func(x *modelHost) bool { return x.fromScheduler == h })]
+					gw, _ := m.wake(got)
+					gotPromoted := len(got.promoted) > 0 && got.promoted[0].enters
+					if !gw.Equal(wake) || gotPromoted != promoted || got.busy {
+						t.Fatalf("step %d at %v: picked %s woken at %v (promoted %v, busy %v); the model one woken at %v (promoted %v)",
+							step, now, got.name, gw, gotPromoted, got.busy, wake, promoted)
+					}
+					got.busy = true
+					picks++
 				}
-				if has && !x.busy {
-					ws = append(ws, w{h.Name, wake})
-				}
 			}
-			slices.SortStableFunc(ws, func(a, b w) int { return a.wake.Compare(b.wake) })
-			for _, x := range ws {
-				want = append(want, x.name)
-			}
-			var got []string
-			for s.heap.Len() > 0 {
-				got = append(got, heap.Pop(&s.heap).(*host).Name)
-			}
-			if !slices.Equal(got, want) {
-				t.Errorf("order %v, want %v", got, want)
+			if picks < 1000 {
+				t.Errorf("only %d picks made", picks)
 			}
 		})
 	}
