@@ -97,7 +97,7 @@ func TestNextRow(t *testing.T) {
 		},
 		{
 			name: "held, 503 at the last attempt", prev: held, known: true,
-			in: rowInput{item: page, resp: &answer{status: 503}},
+			in:   rowInput{item: page, resp: &answer{status: 503}},
 			want: transition{row: fetched(held, 503), visit: visit(503, "", "", false), event: true, next: nextRetry},
 		},
 		{
