@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +16,8 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/memnet"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/warc"
 )
 
 // The crawler's tests run inside testing/synctest bubbles: the crawler and
@@ -134,6 +137,67 @@ func TestCrawlSmallWeb(t *testing.T) {
 		}
 		if st.Held < 100 {
 			t.Errorf("held %d pages, want most of 200", st.Held)
+		}
+	})
+}
+
+// failingArchive is a WARC writer whose Sync fails from the n-th call on.
+type failingArchive struct {
+	Archive
+	n, calls int
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (a *failingArchive) Sync() error {
+	if a.calls++; a.calls >= a.n {
+		return errDiskFull
+	}
+	return a.Archive.Sync()
+}
+
+// A crawl whose WARC records cannot be made durable stops: Run returns
+// the error, and no state points to records that may be lost. The
+// archive here fails at its third sync; the store then holds exactly the
+// outcomes of the two batches before.
+func TestArchiveFailureStops(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		sc := simweb.DefaultConfig()
+		sc.Hosts, sc.PagesPerHost = 3, 40
+		web, addr := testWeb(t, sc, 1)
+		dir := t.TempDir()
+		w, err := warc.NewWriter(warc.WriterConfig{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := testConfig(t, dir, addr)
+		cfg.Seeds = seedsOf(web)
+		cfg.Delay = 10 * time.Millisecond
+		cfg.NoSync = false
+		cfg.Archive = &failingArchive{Archive: w, n: 3}
+		var committed int
+		cfg.OnFetch = func(Event) { committed++ }
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := c.Run(ctx); !errors.Is(err, errDiskFull) {
+			t.Fatalf("Run returned %v, want the archive's error", err)
+		}
+		if ctx.Err() != nil {
+			t.Error("the crawl ran until its context ended")
+		}
+		rows := 0
+		if err := c.store.ForEachPage(func(store.Page) error { rows++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(); err != nil && !errors.Is(err, errDiskFull) {
+			t.Fatal(err)
+		}
+		if rows != committed || rows == 0 {
+			t.Errorf("%d page rows after %d outcomes committed before the failing sync", rows, committed)
 		}
 	})
 }
