@@ -166,8 +166,7 @@ type Ch2TopicResult struct {
 
 // Ch2Topic renders every page reachable from the first site's home page
 // of the web of cfg at time zero, as a virtual crawler reads a repository:
-// a page is hot if the word is in its title or 10 or more times in it
-// (the code's form, spec 3.5), and a link names the topic if the word is
+// a page is hot by TopicHot, and a link names the topic if the word is
 // in its anchor text or its URL. Then it crawls that world from the home
 // page in breadth-first, backlink and PageRank order, with two queues,
 // without and with the distance rule.
@@ -188,19 +187,12 @@ func Ch2Topic(cfg Ch2Config, word string) (*Ch2TopicResult, error) {
 	var hot []bool
 	var outs [][]int
 	var named [][]bool
-	wordB := []byte(word)
 	for i := 0; i < len(queue); i++ {
 		u := urls[queue[i]]
 		rec := httptest.NewRecorder()
 		web.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, u, nil))
 		body := rec.Body.Bytes()
-		title := body
-		if a := bytes.Index(body, []byte("<title>")); a >= 0 {
-			if b := bytes.Index(body[a:], []byte("</title>")); b >= 0 {
-				title = body[a : a+b]
-			}
-		}
-		hot = append(hot, bytes.Contains(title, wordB) || bytes.Count(body, wordB) >= 10)
+		hot = append(hot, TopicHot(body, word))
 		var out []int
 		var nm []bool
 		if rec.Code == http.StatusOK {

@@ -9,37 +9,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
-// Ordering is how a crawler picks the next URL to visit among those it has
-// discovered and not yet visited (dissertation §2.3, Fig. 2.2).
-type Ordering uint8
-
-// Orderings of ch. 2.
-const (
-	OrderBreadthFirst Ordering = iota // first discovered, first visited
-	OrderBacklink                     // most in-links from the pages visited so far (IB')
-	OrderPageRank                     // highest PageRank over the graph visited so far (IR')
-	OrderRandom                       // any, uniformly: the baseline diagonal
-)
-
-var orderNames = [...]string{"breadth-first", "backlink", "pagerank", "random"}
-
-func (o Ordering) String() string {
-	if int(o) < len(orderNames) {
-		return orderNames[o]
-	}
-	return fmt.Sprintf("Ordering(%d)", uint8(o))
-}
-
-// ParseOrdering reads an ordering's name.
-func ParseOrdering(s string) (Ordering, error) {
-	for i, n := range orderNames {
-		if n == s {
-			return Ordering(i), nil
-		}
-	}
-	return 0, fmt.Errorf("ordering %q: want breadth-first, backlink, pagerank or random", s)
-}
-
 // CrawlOptions steer a simulated crawl.
 type CrawlOptions struct {
 	// Every is how many visits pass between two PageRank computations
@@ -69,9 +38,8 @@ func Crawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions) ([]uint32, er
 }
 
 // Topic is what the similarity crawlers of dissertation §2.5.4 know of a
-// topic (Algorithms 2.5.2 and 2.5.3): which pages are hot (the topic word
-// in the title, or at least 10 times in the body: the code's ≥ 10, spec
-// 3.5) once visited, and which links name it (in the anchor text or the
+// topic (Algorithms 2.5.2 and 2.5.3): which pages are hot (by TopicHot)
+// once visited, and which links name it (in the anchor text or the
 // target's URL).
 type Topic struct {
 	Hot []bool
@@ -97,8 +65,10 @@ func TopicCrawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions, topic *T
 	if int(seed) >= n {
 		return nil, fmt.Errorf("rank: seed %d not in a graph of %d nodes", seed, n)
 	}
-	if o > OrderRandom {
-		return nil, fmt.Errorf("rank: %v", o)
+	switch o {
+	case OrderBreadthFirst, OrderBacklink, OrderPageRank, OrderRandom:
+	default:
+		return nil, fmt.Errorf("rank: a virtual crawl cannot run ordering %q", o)
 	}
 	if topic != nil && (len(topic.Hot) != n || len(topic.Named) != n) {
 		return nil, fmt.Errorf("rank: topic of %d and %d pages for a graph of %d", len(topic.Hot), len(topic.Named), n)
