@@ -1,4 +1,4 @@
-package simpolicy
+package reproduce
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
 
 // Paper 004's setup (§4.2, spec §C.10–§C.11): 252 sites of 1,400 pages
@@ -125,7 +126,7 @@ func measurePaper004(ctx context.Context, seeds []uint64, cycles, par int) (pape
 				p := w.RunSampled(policy.SampledProportional, s, p004Budget, p004Cycles, rng(1))
 				r.greedy[j], r.prop[j] = mean(g), mean(p)
 				if s == 1 {
-					r.sdG, r.sdP = stat(g).SD, stat(p).SD
+					r.sdG, r.sdP = simpolicy.StatOf(g).SD, simpolicy.StatOf(p).SD
 				}
 			}
 		})
@@ -200,7 +201,7 @@ func measurePaper004(ctx context.Context, seeds []uint64, cycles, par int) (pape
 	return res, nil
 }
 
-func mean(xs []float64) float64 { return stat(xs).Mean }
+func mean(xs []float64) float64 { return simpolicy.StatOf(xs).Mean }
 
 // Paper004Claims reproduces paper 004 (Cho & Ntoulas; spec §C.12): the
 // worked numbers of §3 in closed form (Example 2, Fig. 1, the rule of
@@ -212,7 +213,7 @@ func mean(xs []float64) float64 { return stat(xs).Mean }
 // claims checked; the headline, greedy's ChangeRatio almost twice the
 // frequency-based policy's over the first five cycles, is checked as a
 // number.
-func Paper004Claims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
+func Paper004Claims(ctx context.Context, rc Config) ([]Claim, error) {
 	claims, err := paper004Closed(rc.Seed)
 	if err != nil {
 		return nil, err
@@ -242,7 +243,7 @@ func paper004Closed(seed uint64) ([]Claim, error) {
 		paper float64
 	}{{policy.SampledProportional, 0.56}, {policy.SampledGreedy, 0.65}} {
 		d := c.p.Allocate(sites, 80, rand.New(rand.NewPCG(seed, 0)))
-		claims = append(claims, Claim{Row: policy.Row{Section: ex, Kind: "printed", Paper: c.paper, Tol: 0.005,
+		claims = append(claims, Claim{Row: Row{Section: ex, Kind: "printed", Paper: c.paper, Tol: 0.005,
 			Quantity: fmt.Sprintf("expected ChangeRatio, %v: %d and %d more downloads after 7/10 and 2/10 changed samples", c.p, d[0], d[1]),
 			Computed: policy.ExpectedFound(sites, d) / 100}})
 	}
@@ -279,14 +280,14 @@ func paper004Closed(seed uint64) ([]Claim, error) {
 		Holds(f1, "greedy ≈ proportional for s ≤ 2: their gap under half of that at greedy's best s", "similar for s ≤ 2",
 			fmt.Sprintf("s = 1: %.4f vs %.4f; s = 2: %.4f vs %.4f; s = %d: %.4f vs %.4f", g[1], p[1], g[2], p[2], best, g[best], p[best]),
 			max(g[1]-p[1], g[2]-p[2]) < (g[best]-p[best])/2),
-		Claim{Row: policy.Row{Section: f1, Kind: "printed", Quantity: "greedy's best sample size per site (\"about\": ±1)",
+		Claim{Row: Row{Section: f1, Kind: "printed", Quantity: "greedy's best sample size per site (\"about\": ±1)",
 			Paper: 5, Computed: float64(best), Tol: 1}, PaperText: "about 5"},
 		Holds(f1, "greedy ≥ proportional at every s = 0 … 50", "greedy ≥ proportional", fmt.Sprintf("holds at all 51: %v", above), above),
-		Claim{Row: policy.Row{Section: "paper 004 §3.3 (spec §C.6)", Kind: "recon", Tol: 5e-5,
+		Claim{Row: Row{Section: "paper 004 §3.3 (spec §C.6)", Kind: "recon", Tol: 5e-5,
 			Quantity: fmt.Sprintf("Fig. 1: greedy's best expected ChangeRatio (at s = %d; spec: s = 6)", best), Paper: 0.6560, Computed: g[best]}},
-		Claim{Row: policy.Row{Section: "paper 004 §3.3 (spec §C.6)", Kind: "recon", Tol: 5e-5,
+		Claim{Row: Row{Section: "paper 004 §3.3 (spec §C.6)", Kind: "recon", Tol: 5e-5,
 			Quantity: fmt.Sprintf("Fig. 1: proportional's best expected ChangeRatio (at s = %d; spec: s = 2)", bestP), Paper: 0.5915, Computed: p[bestP]}},
-		Claim{Row: policy.Row{Section: "paper 004 §4.3", Kind: "printed", Tol: 0.5,
+		Claim{Row: Row{Section: "paper 004 §4.3", Kind: "printed", Tol: 0.5,
 			Quantity: "rule-of-thumb sample size sqrt(N·r), N = 353,000/252, r = 100,000/353,000",
 			Paper:    20, Computed: policy.SampleSizeRule(353000.0/252, 100000.0/353000)}, PaperText: "≈ 20"},
 	)
@@ -313,18 +314,18 @@ func paper004Simulated(r paper004Result) []Claim {
 
 	// Fig. 6.
 	add(
-		Claim{Row: policy.Row{Section: f6, Kind: "printed", Paper: 0.75, Computed: g10, Tol: 0.025,
+		Claim{Row: Row{Section: f6, Kind: "printed", Paper: 0.75, Computed: g10, Tol: 0.025,
 			Quantity: "ChangeRatio, greedy, s = 10, R = 100,000, 5 cycles (\"around 0.75\": ±0.025), " + mix,
 			Flag:     data + "; the spec's one draw of the same mix gave 0.751"}, PaperText: "≈ 0.75"},
-		Claim{Row: policy.Row{Section: f6, Kind: "printed", Paper: 0.75, Computed: adp, Tol: 0.025,
+		Claim{Row: Row{Section: f6, Kind: "printed", Paper: 0.75, Computed: adp, Tol: 0.025,
 			Quantity: "ChangeRatio, adaptive, k = 10, α = 0.9, R = 100,000, 5 cycles (±0.025), " + mix,
 			Flag:     data + "; how ρ_t and the intervals are computed is not given (spec §C.7)"}, PaperText: "≈ 0.75"},
-		Claim{Row: policy.Row{Section: f6, Kind: "printed", Paper: 2, Computed: g10 / r.Frequency, Tol: 0.25,
+		Claim{Row: Row{Section: f6, Kind: "printed", Paper: 2, Computed: g10 / r.Frequency, Tol: 0.25,
 			Quantity: "ChangeRatio of greedy over the frequency-based policy, first 5 cycles from no history (\"almost twice\": within 0.25 of 2)"},
 			PaperText: "almost 2×", MeasuredText: fmt.Sprintf("%.2f× (%.3f / %.3f)", g10/r.Frequency, g10, r.Frequency)},
-		Claim{Row: policy.Row{Section: "paper 004 §4.2 (spec §C.10)", Kind: "derived", Paper: 0.28, Computed: r.RoundRobin, Tol: 0.03,
+		Claim{Row: Row{Section: "paper 004 §4.2 (spec §C.10)", Kind: "derived", Paper: 0.28, Computed: r.RoundRobin, Tol: 0.03,
 			Quantity: fmt.Sprintf("ChangeRatio, round-robin: about 100,000 of 353,000 pages change a cycle (here %s of 352,800)", commas(r.Changed))}},
-		Claim{Row: policy.Row{Section: "paper 004 §4.2 (spec §C.10)", Kind: "derived", Paper: 0.4, Computed: r.Frequency, Tol: 0.05,
+		Claim{Row: Row{Section: "paper 004 §4.2 (spec §C.10)", Kind: "derived", Paper: 0.4, Computed: r.Frequency, Tol: 0.05,
 			Quantity: "ChangeRatio, frequency-based, first 5 cycles (greedy's ≈ 0.75 over \"almost twice\")"}, PaperText: "≈ 0.4"},
 		flagged(Holds(f6, "proportional (s = 10) ≈ frequency-based (within 0.05)", "similar",
 			fmt.Sprintf("%.3f vs %.3f", p10, r.Frequency), math.Abs(p10-r.Frequency) <= 0.05),
@@ -407,14 +408,14 @@ func paper004Simulated(r paper004Result) []Claim {
 		Holds(f8, "greedy and round-robin converge at large R: their gap at 300,000 under a quarter of that at 100,000", "all converge at large R",
 			fmt.Sprintf("%.3f at 100,000, %.3f at 300,000", gr[p004R100k]-r.RoundRobinR[p004R100k], gr[7]-r.RoundRobinR[7]),
 			gr[7]-r.RoundRobinR[7] < (gr[p004R100k]-r.RoundRobinR[p004R100k])/4),
-		Claim{Row: policy.Row{Section: f9, Kind: "printed", Paper: 0.73, Computed: gr[1], Tol: 0.005,
+		Claim{Row: Row{Section: f9, Kind: "printed", Paper: 0.73, Computed: gr[1], Tol: 0.005,
 			Quantity: "ChangeRatio, greedy, s = 10, R = 5,000, " + mix,
 			Flag:     data + "; with 252 equal sites the 10 samples a site take 2,520 of the 5,000 downloads"}},
-		Claim{Row: policy.Row{Section: "paper 004 §4.4 (spec §C.11)", Kind: "recon", Paper: 0.627, Computed: gr[1], Tol: 0.02,
+		Claim{Row: Row{Section: "paper 004 §4.4 (spec §C.11)", Kind: "recon", Paper: 0.627, Computed: gr[1], Tol: 0.02,
 			Quantity: "ChangeRatio, greedy, s = 10, R = 5,000 (±0.02, the spread of the mix's draws)"}},
-		Claim{Row: policy.Row{Section: "paper 004 §4.4 (spec §C.11)", Kind: "recon", Paper: 0.877, Computed: gr[3], Tol: 0.02,
+		Claim{Row: Row{Section: "paper 004 §4.4 (spec §C.11)", Kind: "recon", Paper: 0.877, Computed: gr[3], Tol: 0.02,
 			Quantity: "ChangeRatio, greedy, s = 10, R = 20,000 (±0.02)"}},
-		Claim{Row: policy.Row{Section: f9, Kind: "printed", Paper: 0.89, Computed: r.Subset5k, Tol: 0.005,
+		Claim{Row: Row{Section: f9, Kind: "printed", Paper: 0.89, Computed: r.Subset5k, Tol: 0.005,
 			Quantity: "ChangeRatio, subset sampling (subsets of R/0.18 pages, greedy, s = 10), R = 5,000, " + mix,
 			Flag:     data}},
 		Holds(f9, "subset sampling raises greedy's ChangeRatio at R = 5,000", "0.73 → 0.89",

@@ -1,4 +1,4 @@
-package rank
+package reproduce
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/freshcrawl/freshcrawl/internal/extract"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
@@ -44,7 +45,7 @@ type Ch2Result struct {
 	Unreachable  int       // pages of the web not reachable from the start
 	Backlinks    []float64 // IB of each page of the closed world
 	PageRank     []float64 // IR (unnormalised, d = 0.9)
-	Orders       map[Ordering][]uint32
+	Orders       map[rank.Ordering][]uint32
 }
 
 // Ch2 builds the web of cfg, keeps the pages reachable from the home page
@@ -56,10 +57,11 @@ func Ch2(cfg Ch2Config) (*Ch2Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var all Builder
+	// The graphs a crawl reads are reversed: In(u) lists u's out-links.
+	var all rank.Builder
 	all.AddNode(uint32(web.NumPages() - 1))
-	web.LinkGraph(func(from, to int) { all.AddEdge(uint32(from), uint32(to)) })
-	fwdAll, err := all.Reversed().Build(BuildOptions{Dedupe: true})
+	web.LinkGraph(func(from, to int) { all.AddEdge(uint32(to), uint32(from)) })
+	fwdAll, err := all.Build(rank.BuildOptions{Dedupe: true})
 	if err != nil {
 		return nil, err
 	}
@@ -79,33 +81,35 @@ func Ch2(cfg Ch2Config) (*Ch2Result, error) {
 			}
 		}
 	}
-	var world Builder
+	var world, back rank.Builder
 	world.AddNode(uint32(len(queue) - 1))
+	back.AddNode(uint32(len(queue) - 1))
 	for _, u := range queue {
 		for _, v := range fwdAll.In(u) {
 			world.AddEdge(uint32(id[u]), uint32(id[v]))
+			back.AddEdge(uint32(id[v]), uint32(id[u]))
 		}
 	}
-	g, err := world.Build(BuildOptions{})
+	g, err := world.Build(rank.BuildOptions{})
 	if err != nil {
 		return nil, err
 	}
-	fwd, err := world.Reversed().Build(BuildOptions{})
+	fwd, err := back.Build(rank.BuildOptions{})
 	if err != nil {
 		return nil, err
 	}
 	res := &Ch2Result{Pages: g.Nodes(), Links: int(g.Edges()), Unreachable: fwdAll.Nodes() - g.Nodes(),
-		Orders: map[Ordering][]uint32{}}
+		Orders: map[rank.Ordering][]uint32{}}
 	res.Backlinks = make([]float64, g.Nodes())
 	for v, x := range g.Backlinks() {
 		res.Backlinks[v] = float64(x)
 	}
-	pr, err := PageRank(g, Options{Damping: DefaultDamping})
+	pr, err := rank.PageRank(g, rank.Options{Damping: rank.DefaultDamping})
 	if err != nil {
 		return nil, err
 	}
 	res.PageRank = pr.Rank
-	orderings := []Ordering{OrderBreadthFirst, OrderBacklink, OrderPageRank, OrderRandom}
+	orderings := []rank.Ordering{rank.OrderBreadthFirst, rank.OrderBacklink, rank.OrderPageRank, rank.OrderRandom}
 	orders := make([][]uint32, len(orderings))
 	errs := make([]error, len(orderings))
 	var wg sync.WaitGroup
@@ -118,7 +122,7 @@ func Ch2(cfg Ch2Config) (*Ch2Result, error) {
 			return nil, errs[i]
 		}
 		if len(orders[i]) != g.Nodes() {
-			return nil, fmt.Errorf("rank: %v crawl visited %d of %d reachable pages", o, len(orders[i]), g.Nodes())
+			return nil, fmt.Errorf("%v crawl visited %d of %d reachable pages", o, len(orders[i]), g.Nodes())
 		}
 		res.Orders[o] = orders[i]
 	}
@@ -161,12 +165,12 @@ type Ch2TopicResult struct {
 	Word          string
 	Pages, Hot    int
 	Hotness       []float64 // 1 for a hot page, else 0: I(p) = IS(p), binary
-	Basic, Nearby map[Ordering][]uint32
+	Basic, Nearby map[rank.Ordering][]uint32
 }
 
 // Ch2Topic renders every page reachable from the first site's home page
 // of the web of cfg at time zero, as a virtual crawler reads a repository:
-// a page is hot by TopicHot, and a link names the topic if the word is
+// a page is hot by rank.TopicHot, and a link names the topic if the word is
 // in its anchor text or its URL. Then it crawls that world from the home
 // page in breadth-first, backlink and PageRank order, with two queues,
 // without and with the distance rule.
@@ -192,13 +196,13 @@ func Ch2Topic(cfg Ch2Config, word string) (*Ch2TopicResult, error) {
 		rec := httptest.NewRecorder()
 		web.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, u, nil))
 		body := rec.Body.Bytes()
-		hot = append(hot, TopicHot(body, word))
+		hot = append(hot, rank.TopicHot(body, word))
 		var out []int
 		var nm []bool
 		if rec.Code == http.StatusOK {
 			res, err := extract.Links(bytes.NewReader(body), u, rec.Header().Get("Content-Type"), extract.Options{})
 			if err != nil {
-				return nil, fmt.Errorf("rank: topic world: %w", err)
+				return nil, fmt.Errorf("topic world: %w", err)
 			}
 			seen := map[int]int{}
 			for _, l := range res.Links {
@@ -225,28 +229,28 @@ func Ch2Topic(cfg Ch2Config, word string) (*Ch2TopicResult, error) {
 		outs = append(outs, out)
 		named = append(named, nm)
 	}
-	var b Builder
+	var b rank.Builder // reversed, as the crawl reads it
 	b.AddNode(uint32(len(queue) - 1))
 	for u, out := range outs {
 		for _, v := range out {
-			b.AddEdge(uint32(u), uint32(v))
+			b.AddEdge(uint32(v), uint32(u))
 		}
 	}
-	fwd, err := b.Reversed().Build(BuildOptions{})
+	fwd, err := b.Build(rank.BuildOptions{})
 	if err != nil {
 		return nil, err
 	}
 	res := &Ch2TopicResult{Word: word, Pages: len(queue), Hotness: make([]float64, len(queue)),
-		Basic: map[Ordering][]uint32{}, Nearby: map[Ordering][]uint32{}}
+		Basic: map[rank.Ordering][]uint32{}, Nearby: map[rank.Ordering][]uint32{}}
 	for v, h := range hot {
 		if h {
 			res.Hot++
 			res.Hotness[v] = 1
 		}
 	}
-	orderings := []Ordering{OrderBreadthFirst, OrderBacklink, OrderPageRank}
+	orderings := []rank.Ordering{rank.OrderBreadthFirst, rank.OrderBacklink, rank.OrderPageRank}
 	type job struct {
-		o      Ordering
+		o      rank.Ordering
 		nearby bool
 	}
 	var jobs []job

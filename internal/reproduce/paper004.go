@@ -1,4 +1,4 @@
-package simpolicy
+package reproduce
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package rank
+package reproduce
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -33,7 +34,7 @@ type CrawlOptions struct {
 // the links of visited pages, undiscovered pages left out and frontier
 // pages sinks (DanglingSink), recomputed every opts.Every visits, ties
 // broken by discovery order.
-func Crawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions) ([]uint32, error) {
+func Crawl(fwd *rank.Graph, seed uint32, o rank.Ordering, opts CrawlOptions) ([]uint32, error) {
 	return TopicCrawl(fwd, seed, o, opts, nil)
 }
 
@@ -58,20 +59,20 @@ type Topic struct {
 // the hot queue, the others to the URL queue, and the next page always
 // comes from the hot queue while it has any, each queue ordered by o. A nil
 // topic is Crawl's single queue.
-func TopicCrawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions, topic *Topic) ([]uint32, error) {
+func TopicCrawl(fwd *rank.Graph, seed uint32, o rank.Ordering, opts CrawlOptions, topic *Topic) ([]uint32, error) {
 	// fwd.In(u) must be u's out-links: the caller passes the reversed graph
-	// (see Builder.Reversed).
+	// (a Builder given each link v → u as u → v).
 	n := fwd.Nodes()
 	if int(seed) >= n {
-		return nil, fmt.Errorf("rank: seed %d not in a graph of %d nodes", seed, n)
+		return nil, fmt.Errorf("seed %d not in a graph of %d nodes", seed, n)
 	}
 	switch o {
-	case OrderBreadthFirst, OrderBacklink, OrderPageRank, OrderRandom:
+	case rank.OrderBreadthFirst, rank.OrderBacklink, rank.OrderPageRank, rank.OrderRandom:
 	default:
-		return nil, fmt.Errorf("rank: a virtual crawl cannot run ordering %q", o)
+		return nil, fmt.Errorf("a virtual crawl cannot run ordering %q", o)
 	}
 	if topic != nil && (len(topic.Hot) != n || len(topic.Named) != n) {
-		return nil, fmt.Errorf("rank: topic of %d and %d pages for a graph of %d", len(topic.Hot), len(topic.Named), n)
+		return nil, fmt.Errorf("topic of %d and %d pages for a graph of %d", len(topic.Hot), len(topic.Named), n)
 	}
 	every := max(opts.Every, 1)
 	limit := opts.Limit
@@ -95,17 +96,17 @@ func TopicCrawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions, topic *T
 		}
 	}
 	var ib []int32
-	if o == OrderBacklink {
+	if o == rank.OrderBacklink {
 		ib = make([]int32, n)
 	}
-	var known Builder           // pagerank: the links of visited pages
+	var known rank.Builder      // pagerank: the links of visited pages
 	var ir []float64            // pagerank: IR' at the last computation
 	queues := [2]*queue{{}, {}} // hot, url
 	score := func(v uint32) float64 {
 		switch o {
-		case OrderBacklink:
+		case rank.OrderBacklink:
 			return float64(ib[v])
-		case OrderPageRank:
+		case rank.OrderPageRank:
 			if int(v) < len(ir) {
 				return ir[v]
 			}
@@ -136,14 +137,14 @@ func TopicCrawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions, topic *T
 	}
 	rerank := func() error {
 		known.AddNode(uint32(n - 1))
-		g, err := known.Build(BuildOptions{})
+		g, err := known.Build(rank.BuildOptions{})
 		if err != nil {
 			return err
 		}
 		// Warm-started from the last IR', a few iterations follow the
 		// links added since: the ordering needs the ranks' order, not
 		// their tenth digit, and the next computation carries on.
-		res, err := PageRank(g, Options{Damping: opts.Damping, Dangling: DanglingSink, Start: ir,
+		res, err := rank.PageRank(g, rank.Options{Damping: opts.Damping, Dangling: rank.DanglingSink, Start: ir,
 			Tolerance: 1e-6, MaxIterations: 10, Workers: 1})
 		if err != nil {
 			return err
@@ -167,7 +168,7 @@ func TopicCrawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions, topic *T
 				if !ok {
 					break
 				}
-				if !live(s.v, q) || o == OrderBacklink && s.score != float64(ib[s.v]) {
+				if !live(s.v, q) || o == rank.OrderBacklink && s.score != float64(ib[s.v]) {
 					continue // stale
 				}
 				return s.v, true
@@ -177,7 +178,7 @@ func TopicCrawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions, topic *T
 	}
 	discover(seed, false)
 	for len(order) < limit {
-		if o == OrderPageRank && len(order)%every == 0 && len(order) > 0 {
+		if o == rank.OrderPageRank && len(order)%every == 0 && len(order) > 0 {
 			if err := rerank(); err != nil {
 				return nil, err
 			}
@@ -193,9 +194,9 @@ func TopicCrawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions, topic *T
 		}
 		for i, v := range fwd.In(p) { // p's out-links
 			switch o {
-			case OrderBacklink:
+			case rank.OrderBacklink:
 				ib[v]++
-			case OrderPageRank:
+			case rank.OrderPageRank:
 				known.AddEdge(p, v)
 			}
 			hot := false
@@ -206,7 +207,7 @@ func TopicCrawl(fwd *Graph, seed uint32, o Ordering, opts CrawlOptions, topic *T
 					hot = hot || dist[v] < 3
 				}
 			}
-			if o == OrderBacklink && found[v] != unseen && !visited[v] && !(hot && !inHot[v]) {
+			if o == rank.OrderBacklink && found[v] != unseen && !visited[v] && !(hot && !inHot[v]) {
 				push(v) // its IB' grew: a fresh entry, the old one stale
 			}
 			discover(v, hot)
@@ -225,27 +226,27 @@ type queue struct {
 	heap scoreHeap
 }
 
-func (q *queue) push(o Ordering, s scored) {
+func (q *queue) push(o rank.Ordering, s scored) {
 	switch o {
-	case OrderBreadthFirst:
+	case rank.OrderBreadthFirst:
 		q.fifo = append(q.fifo, s)
-	case OrderRandom:
+	case rank.OrderRandom:
 		q.pool = append(q.pool, s)
 	default:
 		heap.Push(&q.heap, s)
 	}
 }
 
-func (q *queue) pop(o Ordering, seed, step uint64) (scored, bool) {
+func (q *queue) pop(o rank.Ordering, seed, step uint64) (scored, bool) {
 	switch o {
-	case OrderBreadthFirst:
+	case rank.OrderBreadthFirst:
 		if q.head == len(q.fifo) {
 			return scored{}, false
 		}
 		s := q.fifo[q.head]
 		q.head++
 		return s, true
-	case OrderRandom:
+	case rank.OrderRandom:
 		if len(q.pool) == 0 {
 			return scored{}, false
 		}
@@ -266,13 +267,6 @@ func (q *queue) rebuild(all func(yield func(scored))) {
 	q.heap = q.heap[:0]
 	all(func(s scored) { q.heap = append(q.heap, s) })
 	heap.Init(&q.heap)
-}
-
-// Reversed returns a builder of b's edges reversed: the graph it builds
-// lists each node's out-links as its "in-links", which is the forward
-// adjacency Crawl reads.
-func (b *Builder) Reversed() *Builder {
-	return &Builder{src: b.dst, dst: b.src, nodes: b.nodes}
 }
 
 // scored is a discovered page with its importance estimate; ties go to
