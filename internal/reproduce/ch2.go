@@ -1,15 +1,11 @@
 package reproduce
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"math"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 
-	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
@@ -109,24 +105,41 @@ func Ch2(cfg Ch2Config) (*Ch2Result, error) {
 		return nil, err
 	}
 	res.PageRank = pr.Rank
-	orderings := []rank.Ordering{rank.OrderBreadthFirst, rank.OrderBacklink, rank.OrderPageRank, rank.OrderRandom}
-	orders := make([][]uint32, len(orderings))
-	errs := make([]error, len(orderings))
-	var wg sync.WaitGroup
-	for i, o := range orderings {
-		wg.Go(func() { orders[i], errs[i] = Crawl(fwd, 0, o, CrawlOptions{Every: cfg.Every, Seed: cfg.Seed}) })
+	var jobs []crawlJob
+	for _, o := range []rank.Ordering{rank.OrderBreadthFirst, rank.OrderBacklink, rank.OrderPageRank, rank.OrderRandom} {
+		jobs = append(jobs, crawlJob{o: o})
 	}
-	wg.Wait()
-	for i, o := range orderings {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
+	orders, err := runCrawls(fwd, CrawlOptions{Every: cfg.Every, Seed: cfg.Seed}, jobs)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := range jobs {
 		if len(orders[i]) != g.Nodes() {
-			return nil, fmt.Errorf("%v crawl visited %d of %d reachable pages", o, len(orders[i]), g.Nodes())
+			return nil, fmt.Errorf("%v crawl visited %d of %d reachable pages", j.o, len(orders[i]), g.Nodes())
 		}
-		res.Orders[o] = orders[i]
+		res.Orders[j.o] = orders[i]
 	}
 	return res, nil
+}
+
+// crawlJob is one of an experiment's virtual crawls: an ordering, in two
+// queues if topic is not nil.
+type crawlJob struct {
+	o     rank.Ordering
+	topic *Topic
+}
+
+// runCrawls runs the crawls of fwd from page 0 at once and returns their
+// visit orders.
+func runCrawls(fwd *rank.Graph, opts CrawlOptions, jobs []crawlJob) ([][]uint32, error) {
+	orders := make([][]uint32, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() { orders[i], errs[i] = TopicCrawl(fwd, 0, j.o, opts, j.topic) })
+	}
+	wg.Wait()
+	return orders, errors.Join(errs...)
 }
 
 // HotShare returns the share of the closed world's pages with importance
@@ -155,127 +168,4 @@ func Mean(curve []float64) float64 {
 		s += x
 	}
 	return s / float64(len(curve))
-}
-
-// Ch2TopicResult is the similarity crawl of dissertation §2.5.4: which
-// pages of the closed world are hot for the topic word, and the visit
-// order of each ordering under the basic two-queue crawler (Algorithm
-// 2.5.2) and with the distance rule (Algorithm 2.5.3).
-type Ch2TopicResult struct {
-	Word          string
-	Pages, Hot    int
-	Hotness       []float64 // 1 for a hot page, else 0: I(p) = IS(p), binary
-	Basic, Nearby map[rank.Ordering][]uint32
-}
-
-// Ch2Topic renders every page reachable from the first site's home page
-// of the web of cfg at time zero, as a virtual crawler reads a repository:
-// a page is hot by rank.TopicHot, and a link names the topic if the word is
-// in its anchor text or its URL. Then it crawls that world from the home
-// page in breadth-first, backlink and PageRank order, with two queues,
-// without and with the distance rule.
-func Ch2Topic(cfg Ch2Config, word string) (*Ch2TopicResult, error) {
-	web, err := simweb.New(cfg.Web, &simweb.ManualClock{})
-	if err != nil {
-		return nil, err
-	}
-	slotOf := map[string]int{}
-	var urls []string
-	web.Snapshot(0, func(u string, _ simweb.Version) {
-		slotOf[u] = len(urls)
-		urls = append(urls, u)
-	})
-	start := web.SiteHome(0)
-	id := map[int]int{start: 0}
-	queue := []int{start}
-	var hot []bool
-	var outs [][]int
-	var named [][]bool
-	for i := 0; i < len(queue); i++ {
-		u := urls[queue[i]]
-		rec := httptest.NewRecorder()
-		web.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, u, nil))
-		body := rec.Body.Bytes()
-		hot = append(hot, rank.TopicHot(body, word))
-		var out []int
-		var nm []bool
-		if rec.Code == http.StatusOK {
-			res, err := extract.Links(bytes.NewReader(body), u, rec.Header().Get("Content-Type"), extract.Options{})
-			if err != nil {
-				return nil, fmt.Errorf("topic world: %w", err)
-			}
-			seen := map[int]int{}
-			for _, l := range res.Links {
-				slot, ok := slotOf[l.URL]
-				if !ok {
-					continue
-				}
-				v, ok := id[slot]
-				if !ok {
-					v = len(queue)
-					id[slot] = v
-					queue = append(queue, slot)
-				}
-				isNamed := strings.Contains(l.Anchor, word) || strings.Contains(l.URL, word)
-				if k, dup := seen[v]; dup {
-					nm[k] = nm[k] || isNamed
-					continue
-				}
-				seen[v] = len(out)
-				out = append(out, v)
-				nm = append(nm, isNamed)
-			}
-		}
-		outs = append(outs, out)
-		named = append(named, nm)
-	}
-	var b rank.Builder // reversed, as the crawl reads it
-	b.AddNode(uint32(len(queue) - 1))
-	for u, out := range outs {
-		for _, v := range out {
-			b.AddEdge(uint32(v), uint32(u))
-		}
-	}
-	fwd, err := b.Build(rank.BuildOptions{})
-	if err != nil {
-		return nil, err
-	}
-	res := &Ch2TopicResult{Word: word, Pages: len(queue), Hotness: make([]float64, len(queue)),
-		Basic: map[rank.Ordering][]uint32{}, Nearby: map[rank.Ordering][]uint32{}}
-	for v, h := range hot {
-		if h {
-			res.Hot++
-			res.Hotness[v] = 1
-		}
-	}
-	orderings := []rank.Ordering{rank.OrderBreadthFirst, rank.OrderBacklink, rank.OrderPageRank}
-	type job struct {
-		o      rank.Ordering
-		nearby bool
-	}
-	var jobs []job
-	for _, o := range orderings {
-		jobs = append(jobs, job{o, false}, job{o, true})
-	}
-	orders := make([][]uint32, len(jobs))
-	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Go(func() {
-			orders[i], errs[i] = TopicCrawl(fwd, 0, j.o, CrawlOptions{Every: cfg.Every, Seed: cfg.Seed},
-				&Topic{Hot: hot, Named: named, Distance: j.nearby})
-		})
-	}
-	wg.Wait()
-	for i, j := range jobs {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		if j.nearby {
-			res.Nearby[j.o] = orders[i]
-		} else {
-			res.Basic[j.o] = orders[i]
-		}
-	}
-	return res, nil
 }

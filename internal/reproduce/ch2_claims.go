@@ -19,92 +19,105 @@ const ch2Graph = "the curve depends on the link structure of the Stanford web of
 
 // ch2Claims runs dissertation ch. 2's virtual crawls (breadth-first,
 // backlink IB', PageRank IR', random) on a simweb graph calibrated to the
-// Stanford web's hot-set sizes and returns the rows of §2.5.2, and, if
-// cfg.Figures, Figs. 2.3, 2.4, 2.6 and 2.7.
+// Stanford web's hot-set sizes, on a small sub-web and for two topics,
+// and returns the claims of §2.5 and, if cfg.Figures, Figs. 2.3, 2.4, 2.6
+// and 2.7.
 func ch2Claims(cfg Config) ([]Claim, []Figure, error) {
-	quick, seed := cfg.Quick, cfg.Seed
 	web := StanfordLike()
 	every := 1000
 	size := "179,000 pages"
-	if quick {
+	if cfg.Quick {
 		web.Hosts = 40 // 35,800 pages
 		every = 250
 		size = "35,800 pages (-quick)"
 	}
-	web.Seed = seed
-	res, err := Ch2(Ch2Config{Web: web, Every: every, Seed: seed})
+	web.Seed = cfg.Seed
+	res, err := Ch2(Ch2Config{Web: web, Every: every, Seed: cfg.Seed})
 	if err != nil {
 		return nil, nil, err
 	}
-	const sec = "diss. §2.5.2"
-	setup := fmt.Sprintf("simweb of %s, IR' every %d visits", size, every)
-	var claims []Claim
-	share := func(quantity string, paper, measured, tol float64, paperText string) {
-		claims = append(claims, Claim{Row: Row{Section: sec, Kind: "printed", Quantity: quantity,
-			Paper: paper, Computed: measured, Tol: tol}, PaperText: paperText})
+	claims := append(calibrationClaims(res), fig23Claims(res, fmt.Sprintf("simweb of %s, IR' every %d visits", size, every))...)
+	claims = append(claims, orderingClaims(res)...)
+	var figs []Figure
+	if cfg.Figures {
+		figs = ch2Figures(res)
 	}
-	share("hot share, IB ≥ 3 (calibration)", 0.47, HotShare(res.Backlinks, 3), 0.05, "47 %")
-	share("hot share, IB ≥ 10 (calibration)", 0.10, HotShare(res.Backlinks, 10), 0.02, "10 %")
-	share("hot share, IB ≥ 100 (calibration)", 0.008, HotShare(res.Backlinks, 100), 0.004, "0.8 %")
-	share("hot share, IR ≥ 13 (calibration)", 0.01, HotShare(res.PageRank, 13), 0.004, "about 1 %")
+	topic, err := ch2TopicClaims(cfg.Quick, cfg.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	small, err := ch2SmallClaims(cfg.Seed, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(append(claims, small...), topic...), figs, nil
+}
 
-	ord := res.Orders
-	ib, ir := res.Backlinks, res.PageRank
-	st := func(o rank.Ordering, imp []float64, g float64) []float64 { return HotFound(ord[o], imp, g) }
-	b100 := st(rank.OrderBacklink, ib, 100)
-	claims = append(claims, Claim{Row: Row{Section: sec + " Fig. 2.3", Kind: "printed",
-		Quantity: "P_ST after 20 % crawled, I = IB, O = IB', G = 100 (" + setup + ")",
-		Paper:    0.5, Computed: At(b100, 0.2), Tol: 0.05, Flag: ch2Graph}, PaperText: "0.5"})
-	g3, g10 := st(rank.OrderBacklink, ib, 3), st(rank.OrderBacklink, ib, 10)
-	a, b, c := At(b100, 0.1), At(g10, 0.1), At(g3, 0.1)
-	claims = append(claims, Holds(sec+" Fig. 2.3", "P_ST at 10 % crawled, O = IB': the larger G, the higher",
-		"G = 100 > 10 > 3", fmt.Sprintf("%.3f > %.3f > %.3f", a, b, c), a > b && b > c))
+// sec252 is the section of the large web's claims.
+const sec252 = "diss. §2.5.2"
+
+// calibrationClaims compare the hot-set sizes of the web with the
+// Stanford web's (§2.5.2), to which StanfordLike is calibrated.
+func calibrationClaims(res *Ch2Result) []Claim {
+	share := func(quantity string, paper, measured, tol float64, paperText string) Claim {
+		return Claim{Row: Row{Section: sec252, Kind: "printed", Quantity: quantity,
+			Paper: paper, Computed: measured, Tol: tol}, PaperText: paperText}
+	}
+	return []Claim{
+		share("hot share, IB ≥ 3 (calibration)", 0.47, HotShare(res.Backlinks, 3), 0.05, "47 %"),
+		share("hot share, IB ≥ 10 (calibration)", 0.10, HotShare(res.Backlinks, 10), 0.02, "10 %"),
+		share("hot share, IB ≥ 100 (calibration)", 0.008, HotShare(res.Backlinks, 100), 0.004, "0.8 %"),
+		share("hot share, IR ≥ 13 (calibration)", 0.01, HotShare(res.PageRank, 13), 0.004, "about 1 %"),
+	}
+}
+
+// fig23Claims are Fig. 2.3's: the backlink ordering's P_ST for G = 3, 10
+// and 100 against I = IB.
+func fig23Claims(res *Ch2Result, setup string) []Claim {
+	ord, ib := res.Orders[rank.OrderBacklink], res.Backlinks
+	g3, g10, g100 := HotFound(ord, ib, 3), HotFound(ord, ib, 10), HotFound(ord, ib, 100)
+	a, b, c := At(g100, 0.1), At(g10, 0.1), At(g3, 0.1)
 	minSlope, maxSlope := math.Inf(1), math.Inf(-1)
-	for _, curve := range [][]float64{g3, g10, b100} {
+	for _, curve := range [][]float64{g3, g10, g100} {
 		s := (At(curve, 1) - At(curve, 0.8)) / 0.2
 		minSlope, maxSlope = min(minSlope, s), max(maxSlope, s)
 	}
-	slope := Holds(sec+" Fig. 2.3", "slope of P_ST past 80 % crawled, O = IB', G = 3, 10, 100: about the random rate, 1",
-		"about 1", fmt.Sprintf("%.2f to %.2f", minSlope, maxSlope), minSlope > 0.5 && maxSlope < 1.5)
-	slope.Flag = ch2Graph
-	claims = append(claims, slope)
-	p100 := st(rank.OrderPageRank, ib, 100)
+	const sec = sec252 + " Fig. 2.3"
+	return []Claim{
+		{Row: Row{Section: sec, Kind: "printed", Quantity: "P_ST after 20 % crawled, I = IB, O = IB', G = 100 (" + setup + ")",
+			Paper: 0.5, Computed: At(g100, 0.2), Tol: 0.05, Flag: ch2Graph}, PaperText: "0.5"},
+		Holds(sec, "P_ST at 10 % crawled, O = IB': the larger G, the higher",
+			"G = 100 > 10 > 3", fmt.Sprintf("%.3f > %.3f > %.3f", a, b, c), a > b && b > c),
+		Holds(sec, "slope of P_ST past 80 % crawled, O = IB', G = 3, 10, 100: about the random rate, 1",
+			"about 1", fmt.Sprintf("%.2f to %.2f", minSlope, maxSlope), minSlope > 0.5 && maxSlope < 1.5).withFlag(ch2Graph),
+	}
+}
+
+// orderingClaims compare the orderings on the large web: Fig. 2.4 (I =
+// IB, G = 100), Fig. 2.6 (Crawl & Stop) and Fig. 2.7 (I = IR, G = 13).
+func orderingClaims(res *Ch2Result) []Claim {
+	ord, ib, ir := res.Orders, res.Backlinks, res.PageRank
+	b100, p100 := HotFound(ord[rank.OrderBacklink], ib, 100), HotFound(ord[rank.OrderPageRank], ib, 100)
 	ahead := 0
 	for k := 1; k <= 100; k++ {
 		if At(p100, float64(k)/100) >= At(b100, float64(k)/100) {
 			ahead++
 		}
 	}
-	fig24 := Holds(sec+" Fig. 2.4", "I = IB, G = 100: P_ST of IR' ≥ that of IB' over most of the crawl (share of the 100 points)",
-		"IR' ahead", fmt.Sprintf("%d of 100", ahead), ahead > 50)
-	fig24.Flag = ch2Graph
-	claims = append(claims, fig24)
-	mean := func(curve []float64) float64 { return Mean(curve) }
-	csB, csP, csF := mean(TopFound(ord[rank.OrderBacklink], ib)), mean(TopFound(ord[rank.OrderPageRank], ib)),
-		mean(TopFound(ord[rank.OrderBreadthFirst], ib))
-	fig26 := Holds(sec+" Fig. 2.6", "Crawl & Stop, I = IB: IR' best of BFS, IB', IR' (mean P_CS over the crawl)",
-		"IR' best", fmt.Sprintf("IR' %.3f, IB' %.3f, BFS %.3f", csP, csB, csF), csP >= csB && csP >= csF)
-	fig26.Flag = ch2Graph
-	claims = append(claims, fig26)
-	rP, rB, rF := mean(st(rank.OrderPageRank, ir, 13)), mean(st(rank.OrderBacklink, ir, 13)), mean(st(rank.OrderBreadthFirst, ir, 13))
-	claims = append(claims,
-		Holds(sec+" Fig. 2.7", "I = IR, G = 13: IR' best (mean P_ST over the crawl)", "IR' best",
+	csB, csP, csF := Mean(TopFound(ord[rank.OrderBacklink], ib)), Mean(TopFound(ord[rank.OrderPageRank], ib)),
+		Mean(TopFound(ord[rank.OrderBreadthFirst], ib))
+	st := func(o rank.Ordering) float64 { return Mean(HotFound(ord[o], ir, 13)) }
+	rP, rB, rF := st(rank.OrderPageRank), st(rank.OrderBacklink), st(rank.OrderBreadthFirst)
+	return []Claim{
+		Holds(sec252+" Fig. 2.4", "I = IB, G = 100: P_ST of IR' ≥ that of IB' over most of the crawl (share of the 100 points)",
+			"IR' ahead", fmt.Sprintf("%d of 100", ahead), ahead > 50).withFlag(ch2Graph),
+		Holds(sec252+" Fig. 2.6", "Crawl & Stop, I = IB: IR' best of BFS, IB', IR' (mean P_CS over the crawl)",
+			"IR' best", fmt.Sprintf("IR' %.3f, IB' %.3f, BFS %.3f", csP, csB, csF), csP >= csB && csP >= csF).withFlag(ch2Graph),
+		Holds(sec252+" Fig. 2.7", "I = IR, G = 13: IR' best (mean P_ST over the crawl)", "IR' best",
 			fmt.Sprintf("IR' %.3f, IB' %.3f, BFS %.3f", rP, rB, rF), rP >= rB && rP >= rF),
-		Holds(sec+" Fig. 2.7", "I = IR, G = 13: IB' and BFS about equal (mean P_ST within 0.03)", "similar",
-			fmt.Sprintf("IB' %.3f, BFS %.3f", rB, rF), math.Abs(rB-rF) <= 0.03))
-	var figs []Figure
-	if cfg.Figures {
-		figs = ch2Figures(res)
+		Holds(sec252+" Fig. 2.7", "I = IR, G = 13: IB' and BFS about equal (mean P_ST within 0.03)", "similar",
+			fmt.Sprintf("IB' %.3f, BFS %.3f", rB, rF), math.Abs(rB-rF) <= 0.03),
 	}
-	topic, err := ch2TopicClaims(quick, seed)
-	if err != nil {
-		return nil, nil, err
-	}
-	small, err := ch2SmallClaims(seed, res)
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(append(claims, small...), topic...), figs, nil
 }
 
 // ch2SmallClaims crawls a small sub-web like the Database Group's server
@@ -153,16 +166,13 @@ func ch2SmallClaims(seed uint64, large *Ch2Result) ([]Claim, error) {
 	smallGraph := "the paper traces it to the first cluster IB' exhausts (Fig. 2.5), which depends on the sub-web's " +
 		"structure beyond its in-degrees: on simweb's one-host graphs it holds for some seeds and not for others"
 	dip := Holds(sec+" Fig. 2.8", "I = IB, G = 5: every ordering dips below the random diagonal at some point (points of 1,100 below it)",
-		"all dip", strings.Join(dips, ", "), allDip)
-	dip.Flag = smallGraph
+		"all dip", strings.Join(dips, ", "), allDip).withFlag(smallGraph)
 	earlier := Holds(sec+" Fig. 2.8", "I = IB, G = 5: IR' rises earlier than IB' (P_ST at 5 % crawled)", "IR' earlier",
-		fmt.Sprintf("IR' %.3f, IB' %.3f", At(ib5(rank.OrderPageRank), 0.05), At(ib5(rank.OrderBacklink), 0.05)), early)
-	earlier.Flag = smallGraph
+		fmt.Sprintf("IR' %.3f, IB' %.3f", At(ib5(rank.OrderPageRank), 0.05), At(ib5(rank.OrderBacklink), 0.05)), early).withFlag(smallGraph)
 	worse := Holds(sec+" Fig. 2.10", "I = IR, G = 3, but worse than on the large web (mean P_ST against I = IR, G = 13 there)",
-		"worse", strings.Join(bigMeans, ", "), larger)
-	worse.Flag = fmt.Sprintf("the comparison rests on the two hot sets, which the paper sized alike (footnote) and which "+
+		"worse", strings.Join(bigMeans, ", "), larger).withFlag(fmt.Sprintf("the comparison rests on the two hot sets, which the paper sized alike (footnote) and which "+
 		"differ here: IR ≥ 3 marks %.1f %% of the sub-web hot, IR ≥ 13 %.1f %% of the large web", 100*HotShare(res.PageRank, 3),
-		100*HotShare(large.PageRank, 13))
+		100*HotShare(large.PageRank, 13)))
 	return []Claim{
 		Holds(sec+" Fig. 2.9", "share of the 1,100-page sub-web's pages with fewer than 5 backlinks", "most (> 0.5)",
 			fmt.Sprintf("%.3f", few), few > 0.5),
@@ -216,17 +226,14 @@ func ch2TopicClaims(quick bool, seed uint64) ([]Claim, error) {
 	claims = append(claims, Holds(sec+" Fig. 2.12", "two queues, I = IS: BFS clearly above the random crawler's 0.5 (mean P_ST; "+setup+")",
 		"BFS above random", fmt.Sprintf("BFS %.3f", b), b > 0.6))
 	aboutRandom := Holds(sec+" Fig. 2.12", "two queues: IB' and IR' about random (mean P_ST within 0.1 of 0.5)",
-		"about random", fmt.Sprintf("IB' %.3f, IR' %.3f", i, r), math.Abs(i-0.5) <= 0.1 && math.Abs(r-0.5) <= 0.1)
-	aboutRandom.Flag = ch2Topic
+		"about random", fmt.Sprintf("IB' %.3f, IR' %.3f", i, r), math.Abs(i-0.5) <= 0.1 && math.Abs(r-0.5) <= 0.1).withFlag(ch2Topic)
 	nb, ni, nr := mean(c, true, bfs), mean(c, true, ib), mean(c, true, ir)
 	improve := Holds(sec+" Fig. 2.14", "distance rule (< 3): every ordering improves significantly (mean P_ST up by 0.05 or more)",
 		"all improve", fmt.Sprintf("BFS %.3f → %.3f, IB' %.3f → %.3f, IR' %.3f → %.3f", b, nb, i, ni, r, nr),
-		nb-b >= 0.05 && ni-i >= 0.05 && nr-r >= 0.05)
-	improve.Flag = ch2Topic
+		nb-b >= 0.05 && ni-i >= 0.05 && nr-r >= 0.05).withFlag(ch2Topic)
 	gap := max(nb-ni, nb-nr)
 	closes := Holds(sec+" Fig. 2.14", "distance rule: the gap to BFS closes to run-to-run variation (within 0.05)",
-		"gap closes", fmt.Sprintf("BFS %.3f, IB' %.3f, IR' %.3f", nb, ni, nr), gap <= 0.05)
-	closes.Flag = ch2Topic
+		"gap closes", fmt.Sprintf("BFS %.3f, IB' %.3f, IR' %.3f", nb, ni, nr), gap <= 0.05).withFlag(ch2Topic)
 	ab, ar := mean(admission, true, bfs), mean(admission, true, ir)
 	claims = append(claims, aboutRandom, improve, closes,
 		Holds(sec+" Fig. 2.15", fmt.Sprintf("topic \"admission\" (%d hot), distance rule: IR' similar to or better than BFS (mean P_ST, within 0.03)", admission.Hot),

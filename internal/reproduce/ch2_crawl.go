@@ -60,8 +60,6 @@ type Topic struct {
 // comes from the hot queue while it has any, each queue ordered by o. A nil
 // topic is Crawl's single queue.
 func TopicCrawl(fwd *rank.Graph, seed uint32, o rank.Ordering, opts CrawlOptions, topic *Topic) ([]uint32, error) {
-	// fwd.In(u) must be u's out-links: the caller passes the reversed graph
-	// (a Builder given each link v → u as u → v).
 	n := fwd.Nodes()
 	if int(seed) >= n {
 		return nil, fmt.Errorf("seed %d not in a graph of %d nodes", seed, n)
@@ -79,141 +77,182 @@ func TopicCrawl(fwd *rank.Graph, seed uint32, o rank.Ordering, opts CrawlOptions
 	if limit <= 0 {
 		limit = n
 	}
-	const unseen = -1
-	found := make([]int32, n) // discovery order, or unseen
-	for i := range found {
-		found[i] = unseen
-	}
-	visited := make([]bool, n)
-	inHot := make([]bool, n)
-	order := make([]uint32, 0, min(limit, n))
-	nFound := int32(0)
-	var dist []int8 // distance from a hot page visited, capped at 3
-	if topic != nil && topic.Distance {
-		dist = make([]int8, n)
-		for i := range dist {
-			dist[i] = 3
-		}
-	}
-	var ib []int32
-	if o == rank.OrderBacklink {
-		ib = make([]int32, n)
-	}
-	var known rank.Builder      // pagerank: the links of visited pages
-	var ir []float64            // pagerank: IR' at the last computation
-	queues := [2]*queue{{}, {}} // hot, url
-	score := func(v uint32) float64 {
-		switch o {
-		case rank.OrderBacklink:
-			return float64(ib[v])
-		case rank.OrderPageRank:
-			if int(v) < len(ir) {
-				return ir[v]
-			}
-		}
-		return 0
-	}
-	// live says whether an entry of queue q for v is current.
-	live := func(v uint32, q int) bool { return !visited[v] && inHot[v] == (q == 0) }
-	push := func(v uint32) {
-		q := 1
-		if inHot[v] {
-			q = 0
-		}
-		queues[q].push(o, scored{v: v, score: score(v), tie: found[v]})
-	}
-	discover := func(v uint32, hot bool) {
-		if found[v] == unseen {
-			found[v] = nFound
-			nFound++
-			inHot[v] = hot
-			push(v)
-			return
-		}
-		if hot && !inHot[v] && !visited[v] {
-			inHot[v] = true // promoted: the URL-queue entry goes stale
-			push(v)
-		}
-	}
-	rerank := func() error {
-		known.AddNode(uint32(n - 1))
-		g, err := known.Build(rank.BuildOptions{})
-		if err != nil {
-			return err
-		}
-		// Warm-started from the last IR', a few iterations follow the
-		// links added since: the ordering needs the ranks' order, not
-		// their tenth digit, and the next computation carries on.
-		res, err := rank.PageRank(g, rank.Options{Damping: opts.Damping, Dangling: rank.DanglingSink, Start: ir,
-			Tolerance: 1e-6, MaxIterations: 10, Workers: 1})
-		if err != nil {
-			return err
-		}
-		ir = res.Rank
-		for q, qu := range queues {
-			qu.rebuild(func(yield func(scored)) {
-				for v := range found {
-					if found[v] != unseen && live(uint32(v), q) {
-						yield(scored{v: uint32(v), score: ir[v], tie: found[v]})
-					}
-				}
-			})
-		}
-		return nil
-	}
-	next := func() (uint32, bool) {
-		for q, qu := range queues {
-			for {
-				s, ok := qu.pop(o, opts.Seed, uint64(len(order)))
-				if !ok {
-					break
-				}
-				if !live(s.v, q) || o == rank.OrderBacklink && s.score != float64(ib[s.v]) {
-					continue // stale
-				}
-				return s.v, true
-			}
-		}
-		return 0, false
-	}
-	discover(seed, false)
-	for len(order) < limit {
-		if o == rank.OrderPageRank && len(order)%every == 0 && len(order) > 0 {
-			if err := rerank(); err != nil {
+	c := newCrawl(fwd, o, opts, topic, min(limit, n))
+	c.discover(seed, false)
+	for len(c.order) < limit {
+		if o == rank.OrderPageRank && len(c.order)%every == 0 && len(c.order) > 0 {
+			if err := c.rerank(); err != nil {
 				return nil, err
 			}
 		}
-		p, ok := next()
+		p, ok := c.next()
 		if !ok {
 			break
 		}
-		visited[p] = true
-		order = append(order, p)
-		if dist != nil && topic.Hot[p] {
-			dist[p] = 0
-		}
-		for i, v := range fwd.In(p) { // p's out-links
-			switch o {
-			case rank.OrderBacklink:
-				ib[v]++
-			case rank.OrderPageRank:
-				known.AddEdge(p, v)
-			}
-			hot := false
-			if topic != nil {
-				hot = topic.Named[p][i]
-				if dist != nil {
-					dist[v] = min(dist[v], dist[p]+1)
-					hot = hot || dist[v] < 3
-				}
-			}
-			if o == rank.OrderBacklink && found[v] != unseen && !visited[v] && !(hot && !inHot[v]) {
-				push(v) // its IB' grew: a fresh entry, the old one stale
-			}
-			discover(v, hot)
+		c.visit(p)
+	}
+	return c.order, nil
+}
+
+// unseen marks a page not yet found.
+const unseen = -1
+
+// crawl is one virtual crawl under way. fwd.In(u) must be u's out-links:
+// the caller passes the graph of the links reversed.
+type crawl struct {
+	fwd   *rank.Graph
+	o     rank.Ordering
+	opts  CrawlOptions
+	topic *Topic
+
+	found   []int32 // discovery order, or unseen
+	nFound  int32
+	visited []bool
+	inHot   []bool // queued in the hot queue, not the URL queue
+	order   []uint32
+	dist    []int8 // with the distance rule: distance from a hot page visited, capped at 3
+	ib      []int32
+	known   rank.Builder // pagerank: the links of visited pages
+	ir      []float64    // pagerank: IR' at the last computation
+	queues  [2]*queue    // hot, url
+}
+
+func newCrawl(fwd *rank.Graph, o rank.Ordering, opts CrawlOptions, topic *Topic, visits int) *crawl {
+	n := fwd.Nodes()
+	c := &crawl{fwd: fwd, o: o, opts: opts, topic: topic, found: make([]int32, n), visited: make([]bool, n),
+		inHot: make([]bool, n), order: make([]uint32, 0, visits), queues: [2]*queue{{}, {}}}
+	for i := range c.found {
+		c.found[i] = unseen
+	}
+	if topic != nil && topic.Distance {
+		c.dist = make([]int8, n)
+		for i := range c.dist {
+			c.dist[i] = 3
 		}
 	}
-	return order, nil
+	if o == rank.OrderBacklink {
+		c.ib = make([]int32, n)
+	}
+	return c
+}
+
+// score is v's importance estimate under the ordering.
+func (c *crawl) score(v uint32) float64 {
+	switch c.o {
+	case rank.OrderBacklink:
+		return float64(c.ib[v])
+	case rank.OrderPageRank:
+		if int(v) < len(c.ir) {
+			return c.ir[v]
+		}
+	}
+	return 0
+}
+
+// live says whether an entry of queue q for v is current.
+func (c *crawl) live(v uint32, q int) bool { return !c.visited[v] && c.inHot[v] == (q == 0) }
+
+// push queues v, with its current score, in the queue it belongs to.
+func (c *crawl) push(v uint32) {
+	q := 1
+	if c.inHot[v] {
+		q = 0
+	}
+	c.queues[q].push(c.o, scored{v: v, score: c.score(v), tie: c.found[v]})
+}
+
+// discover notes a link to v, hot if it goes to the hot queue: a new page
+// is queued, a known one not yet visited moves to the hot queue if hot.
+func (c *crawl) discover(v uint32, hot bool) {
+	if c.found[v] == unseen {
+		c.found[v] = c.nFound
+		c.nFound++
+		c.inHot[v] = hot
+		c.push(v)
+		return
+	}
+	if hot && !c.inHot[v] && !c.visited[v] {
+		c.inHot[v] = true // promoted: the URL-queue entry goes stale
+		c.push(v)
+	}
+}
+
+// rerank recomputes IR' over the links of the pages visited and re-sorts
+// both queues by it.
+func (c *crawl) rerank() error {
+	c.known.AddNode(uint32(c.fwd.Nodes() - 1))
+	g, err := c.known.Build(rank.BuildOptions{})
+	if err != nil {
+		return err
+	}
+	// Warm-started from the last IR', a few iterations follow the links
+	// added since: the ordering needs the ranks' order, not their tenth
+	// digit, and the next computation carries on.
+	res, err := rank.PageRank(g, rank.Options{Damping: c.opts.Damping, Dangling: rank.DanglingSink, Start: c.ir,
+		Tolerance: 1e-6, MaxIterations: 10, Workers: 1})
+	if err != nil {
+		return err
+	}
+	c.ir = res.Rank
+	for q, qu := range c.queues {
+		qu.rebuild(func(yield func(scored)) {
+			for v := range c.found {
+				if c.found[v] != unseen && c.live(uint32(v), q) {
+					yield(scored{v: uint32(v), score: c.ir[v], tie: c.found[v]})
+				}
+			}
+		})
+	}
+	return nil
+}
+
+// next takes the next page to visit: the hot queue's best, else the URL
+// queue's, skipping stale entries.
+func (c *crawl) next() (uint32, bool) {
+	for q, qu := range c.queues {
+		for {
+			s, ok := qu.pop(c.o, c.opts.Seed, uint64(len(c.order)))
+			if !ok {
+				break
+			}
+			if !c.live(s.v, q) || c.o == rank.OrderBacklink && s.score != float64(c.ib[s.v]) {
+				continue // stale
+			}
+			return s.v, true
+		}
+	}
+	return 0, false
+}
+
+// visit visits p: its out-links raise IB' or join the graph of IR', and
+// each target is discovered, in the hot queue if the link names the topic
+// or, with the distance rule, the target is near a hot page.
+func (c *crawl) visit(p uint32) {
+	c.visited[p] = true
+	c.order = append(c.order, p)
+	if c.dist != nil && c.topic.Hot[p] {
+		c.dist[p] = 0
+	}
+	for i, v := range c.fwd.In(p) { // p's out-links
+		switch c.o {
+		case rank.OrderBacklink:
+			c.ib[v]++
+		case rank.OrderPageRank:
+			c.known.AddEdge(p, v)
+		}
+		hot := false
+		if c.topic != nil {
+			hot = c.topic.Named[p][i]
+			if c.dist != nil {
+				c.dist[v] = min(c.dist[v], c.dist[p]+1)
+				hot = hot || c.dist[v] < 3
+			}
+		}
+		if c.o == rank.OrderBacklink && c.found[v] != unseen && !c.visited[v] && !(hot && !c.inHot[v]) {
+			c.push(v) // its IB' grew: a fresh entry, the old one stale
+		}
+		c.discover(v, hot)
+	}
 }
 
 // queue is one of a crawl's URL queues under an ordering: first in, first

@@ -7,201 +7,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/freshcrawl/freshcrawl/internal/policy"
-	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
-
-// Paper 004's setup (§4.2, spec §C.10–§C.11): 252 sites of 1,400 pages
-// (353,000 pages in the paper, 352,800 here), R = 100,000 downloads a
-// cycle, five cycles, s = 10, adaptive k = 10 and α = 0.9.
-const (
-	p004Sites  = 252
-	p004Pages  = 1400
-	p004Budget = 100000
-	p004Cycles = 5
-)
-
-// The sweeps: Fig. 7's sample sizes, Fig. 8's budgets, Figs. 11–12's k
-// and α (α swept for k = 1, 5, 10 only). Fig. 6's settings are among them
-// at the given indices.
-var (
-	p004S     = []int{1, 2, 5, 10, 20, 50, 100, 200, 400}
-	p004R     = []int{3000, 5000, 10000, 20000, 50000, 100000, 200000, 300000}
-	p004K     = []int{1, 5, 10, 20, 50}
-	p004Alpha = []float64{0.5, 0.75, 0.9, 0.99}
-)
-
-const (
-	p004S10   = 3 // s = 10 in p004S
-	p004R100k = 5 // R = 100,000 in p004R
-	p004K10   = 2 // k = 10 in p004K
-	p004A09   = 2 // α = 0.9 in p004Alpha
-)
-
-// paper004Result is paper 004's experiments on the synthetic V-shaped mix,
-// each value the mean over seeds of a run's mean ChangeRatio over its
-// cycles.
-type paper004Result struct {
-	// Seeds is the number of seeds; Changed the mean pages changed per
-	// cycle.
-	Seeds   int
-	Changed float64
-	// Fig. 6 at R = 100,000: frequency-based and round-robin; greedy and
-	// proportional are Greedy[p004S10] and Prop[p004S10], adaptive
-	// Adaptive[p004K10][p004A09].
-	Frequency, RoundRobin float64
-	// Fig. 7: greedy and proportional over p004S, and the standard
-	// deviation across cycles at s = 1, the root mean square over seeds.
-	Greedy, Prop       []float64
-	SDGreedy1, SDProp1 float64
-	// Fig. 8: greedy (s = 10), round-robin and oracle over p004R; Fig. 9:
-	// subset sampling at R = 5,000.
-	GreedyR, RoundRobinR, OracleR []float64
-	Subset5k                      float64
-	// Figs. 11–12: adaptive over p004K × p004Alpha (NaN where not run).
-	Adaptive [][]float64
-	// Fig. 10: the long run, per cycle, on a smaller world of the same r
-	// (LongSites sites of 400 pages, LongBudget a cycle), and the
-	// frequency policy's limit Σp²/Σp on it.
-	LongSites, LongBudget int
-	LongFrequency         []float64
-	LongGreedy            []float64
-	LongLimit             float64
-}
-
-// measurePaper004 runs paper 004's experiments (spec §C.10) on spec §C.11's
-// synthetic V-shaped mix, one world per seed shared by every policy:
-// Fig. 6's comparison, Fig. 7's sample sizes, Fig. 8's budgets and Fig. 9's
-// subset sampling, Figs. 11–12's adaptive parameters over five cycles, and
-// Fig. 10's long run (the five cycles repeated) on 63 sites of 400 pages
-// with the same r, cycles long.
-func measurePaper004(ctx context.Context, seeds []uint64, cycles, par int) (paper004Result, error) {
-	type run struct {
-		changed, frq, rr      float64
-		greedy, prop          []float64
-		sdG, sdP              float64
-		greedyR, rrR, oracleR []float64
-		subset                float64
-		adaptive              [][]float64
-		longFrq, longG        []float64
-		longLimit             float64
-		world                 func() *SamplingWorld
-	}
-	const longSites, longPages = 63, 400
-	longBudget := int(math.Round(float64(p004Budget) * float64(longSites*longPages) / float64(p004Sites*p004Pages)))
-	runs := make([]*run, len(seeds))
-	var jobs []func(context.Context) error
-	job := func(f func()) {
-		jobs = append(jobs, func(ctx context.Context) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			f()
-			return nil
-		})
-	}
-	for k, seed := range seeds {
-		rng := func(stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream)) }
-		r := &run{greedy: make([]float64, len(p004S)), prop: make([]float64, len(p004S)),
-			greedyR: make([]float64, len(p004R)), rrR: make([]float64, len(p004R)), oracleR: make([]float64, len(p004R)),
-			adaptive: make([][]float64, len(p004K)),
-			world:    sync.OnceValue(func() *SamplingWorld { return VShapedWorld(p004Sites, p004Pages, p004Cycles, rng(0)) })}
-		runs[k] = r
-		job(func() {
-			w := r.world()
-			for c := range p004Cycles {
-				r.changed += float64(w.Changed(c)) / p004Cycles
-			}
-			r.frq = mean(w.RunFrequency(p004Budget, p004Cycles))
-			r.rr = mean(w.RunRoundRobin(p004Budget, p004Cycles))
-		})
-		job(func() {
-			w := r.world()
-			for j, s := range p004S {
-				// One stream for both: the same samples, so that the two
-				// differ only in how they spend the rest.
-				g := w.RunSampled(policy.SampledGreedy, s, p004Budget, p004Cycles, rng(1))
-				p := w.RunSampled(policy.SampledProportional, s, p004Budget, p004Cycles, rng(1))
-				r.greedy[j], r.prop[j] = mean(g), mean(p)
-				if s == 1 {
-					r.sdG, r.sdP = simpolicy.StatOf(g).SD, simpolicy.StatOf(p).SD
-				}
-			}
-		})
-		job(func() {
-			w := r.world()
-			for j, R := range p004R {
-				r.greedyR[j] = mean(w.RunSampled(policy.SampledGreedy, 10, R, p004Cycles, rng(3)))
-				r.rrR[j] = mean(w.RunRoundRobin(R, p004Cycles))
-				for c := range p004Cycles {
-					r.oracleR[j] += w.Oracle(R, c) / p004Cycles
-				}
-			}
-			// Fig. 9: subsets sized so that R is 18% of their pages (§4.4).
-			r.subset = mean(w.RunSubset(int(math.Round(5000/0.18)), 10, 5000, p004Cycles, rng(4)))
-		})
-		for j, kk := range p004K {
-			r.adaptive[j] = make([]float64, len(p004Alpha))
-			job(func() {
-				w := r.world()
-				for a, alpha := range p004Alpha {
-					r.adaptive[j][a] = math.NaN()
-					if kk > 10 && a != p004A09 {
-						continue
-					}
-					r.adaptive[j][a] = mean(w.RunAdaptive(policy.AdaptiveSampling{Alpha: alpha, K: kk}, p004Budget, p004Cycles, rng(5)))
-				}
-			})
-		}
-		job(func() {
-			lw := VShapedWorld(longSites, longPages, p004Cycles, rng(6))
-			r.longFrq = lw.RunFrequency(longBudget, cycles)
-			r.longG = lw.RunSampled(policy.SampledGreedy, 10, longBudget, cycles, rng(7))
-			r.longLimit = lw.FrequencyLimit()
-		})
-	}
-	if err := runAll(ctx, par, jobs); err != nil {
-		return paper004Result{}, fmt.Errorf("paper 004: %w", err)
-	}
-	n := float64(len(seeds))
-	res := paper004Result{Seeds: len(seeds), LongSites: longSites, LongBudget: longBudget,
-		Greedy: make([]float64, len(p004S)), Prop: make([]float64, len(p004S)),
-		GreedyR: make([]float64, len(p004R)), RoundRobinR: make([]float64, len(p004R)), OracleR: make([]float64, len(p004R)),
-		Adaptive: make([][]float64, len(p004K)), LongFrequency: make([]float64, cycles), LongGreedy: make([]float64, cycles)}
-	for j := range res.Adaptive {
-		res.Adaptive[j] = make([]float64, len(p004Alpha))
-	}
-	add := func(dst, src []float64) {
-		for i, v := range src {
-			dst[i] += v / n
-		}
-	}
-	for _, r := range runs {
-		res.Changed += r.changed / n
-		res.Frequency += r.frq / n
-		res.RoundRobin += r.rr / n
-		res.SDGreedy1 += r.sdG * r.sdG / n
-		res.SDProp1 += r.sdP * r.sdP / n
-		res.Subset5k += r.subset / n
-		res.LongLimit += r.longLimit / n
-		add(res.Greedy, r.greedy)
-		add(res.Prop, r.prop)
-		add(res.GreedyR, r.greedyR)
-		add(res.RoundRobinR, r.rrR)
-		add(res.OracleR, r.oracleR)
-		add(res.LongFrequency, r.longFrq)
-		add(res.LongGreedy, r.longG)
-		for j := range res.Adaptive {
-			add(res.Adaptive[j], r.adaptive[j])
-		}
-	}
-	res.SDGreedy1, res.SDProp1 = math.Sqrt(res.SDGreedy1), math.Sqrt(res.SDProp1)
-	return res, nil
-}
-
-func mean(xs []float64) float64 { return simpolicy.StatOf(xs).Mean }
 
 // Paper004Claims reproduces paper 004 (Cho & Ntoulas; spec §C.12): the
 // worked numbers of §3 in closed form (Example 2, Fig. 1, the rule of
@@ -294,52 +102,66 @@ func paper004Closed(seed uint64) ([]Claim, error) {
 	return claims, nil
 }
 
+// The sections of §4's claims.
+const (
+	p004Fig6  = "paper 004 §4.2 Fig. 6"
+	p004Fig7  = "paper 004 §4.3 Fig. 7"
+	p004Fig8  = "paper 004 §4.4 Fig. 8"
+	p004Fig9  = "paper 004 §4.4 Fig. 9"
+	p004Fig10 = "paper 004 §4.5 Fig. 10"
+	p004Fig11 = "paper 004 §4.6 Figs. 11–12"
+)
+
+// p004Data flags the values that rest on the paper's own crawl.
+const p004Data = "the paper replays its WebArchive crawl (353,000 pages on 252 sites) and gives only the histogram of ρ; " +
+	"here spec §C.11's synthetic V-shaped mix of equal sites whose pages change independently each cycle"
+
+// mix describes the world measured.
+func (r paper004Result) mix() string {
+	return fmt.Sprintf("V-shaped mix, 252 × 1,400 pages, %d seeds", r.Seeds)
+}
+
 // paper004Simulated is §4's experiments' claims.
 func paper004Simulated(r paper004Result) []Claim {
-	const (
-		f6  = "paper 004 §4.2 Fig. 6"
-		f7  = "paper 004 §4.3 Fig. 7"
-		f8  = "paper 004 §4.4 Fig. 8"
-		f9  = "paper 004 §4.4 Fig. 9"
-		f10 = "paper 004 §4.5 Fig. 10"
-		f11 = "paper 004 §4.6 Figs. 11–12"
-	)
-	mix := fmt.Sprintf("V-shaped mix, 252 × 1,400 pages, %d seeds", r.Seeds)
-	data := "the paper replays its WebArchive crawl (353,000 pages on 252 sites) and gives only the histogram of ρ; " +
-		"here spec §C.11's synthetic V-shaped mix of equal sites whose pages change independently each cycle"
-	g10, p10, adp := r.Greedy[p004S10], r.Prop[p004S10], r.Adaptive[p004K10][p004A09]
 	var claims []Claim
-	add := func(c ...Claim) { claims = append(claims, c...) }
-	flagged := func(c Claim, flag string) Claim { c.Flag = flag; return c }
+	for _, f := range []func() []Claim{r.fig6Claims, r.fig7Claims, r.fig89Claims, r.fig10Claims, r.fig11Claims} {
+		claims = append(claims, f()...)
+	}
+	return claims
+}
 
-	// Fig. 6.
-	add(
-		Claim{Row: Row{Section: f6, Kind: "printed", Paper: 0.75, Computed: g10, Tol: 0.025,
-			Quantity: "ChangeRatio, greedy, s = 10, R = 100,000, 5 cycles (\"around 0.75\": ±0.025), " + mix,
-			Flag:     data + "; the spec's one draw of the same mix gave 0.751"}, PaperText: "≈ 0.75"},
-		Claim{Row: Row{Section: f6, Kind: "printed", Paper: 0.75, Computed: adp, Tol: 0.025,
-			Quantity: "ChangeRatio, adaptive, k = 10, α = 0.9, R = 100,000, 5 cycles (±0.025), " + mix,
-			Flag:     data + "; how ρ_t and the intervals are computed is not given (spec §C.7)"}, PaperText: "≈ 0.75"},
-		Claim{Row: Row{Section: f6, Kind: "printed", Paper: 2, Computed: g10 / r.Frequency, Tol: 0.25,
+// fig6Claims are Fig. 6's: the policies compared at R = 100,000 over five cycles.
+func (r paper004Result) fig6Claims() []Claim {
+	g10, p10, adp := r.Greedy[p004S10], r.Prop[p004S10], r.Adaptive[p004K10][p004A09]
+	return []Claim{
+		Claim{Row: Row{Section: p004Fig6, Kind: "printed", Paper: 0.75, Computed: g10, Tol: 0.025,
+			Quantity: "ChangeRatio, greedy, s = 10, R = 100,000, 5 cycles (\"around 0.75\": ±0.025), " + r.mix(),
+			Flag:     p004Data + "; the spec's one draw of the same mix gave 0.751"}, PaperText: "≈ 0.75"},
+		Claim{Row: Row{Section: p004Fig6, Kind: "printed", Paper: 0.75, Computed: adp, Tol: 0.025,
+			Quantity: "ChangeRatio, adaptive, k = 10, α = 0.9, R = 100,000, 5 cycles (±0.025), " + r.mix(),
+			Flag:     p004Data + "; how ρ_t and the intervals are computed is not given (spec §C.7)"}, PaperText: "≈ 0.75"},
+		Claim{Row: Row{Section: p004Fig6, Kind: "printed", Paper: 2, Computed: g10 / r.Frequency, Tol: 0.25,
 			Quantity: "ChangeRatio of greedy over the frequency-based policy, first 5 cycles from no history (\"almost twice\": within 0.25 of 2)"},
 			PaperText: "almost 2×", MeasuredText: fmt.Sprintf("%.2f× (%.3f / %.3f)", g10/r.Frequency, g10, r.Frequency)},
 		Claim{Row: Row{Section: "paper 004 §4.2 (spec §C.10)", Kind: "derived", Paper: 0.28, Computed: r.RoundRobin, Tol: 0.03,
 			Quantity: fmt.Sprintf("ChangeRatio, round-robin: about 100,000 of 353,000 pages change a cycle (here %s of 352,800)", commas(r.Changed))}},
 		Claim{Row: Row{Section: "paper 004 §4.2 (spec §C.10)", Kind: "derived", Paper: 0.4, Computed: r.Frequency, Tol: 0.05,
 			Quantity: "ChangeRatio, frequency-based, first 5 cycles (greedy's ≈ 0.75 over \"almost twice\")"}, PaperText: "≈ 0.4"},
-		flagged(Holds(f6, "proportional (s = 10) ≈ frequency-based (within 0.05)", "similar",
-			fmt.Sprintf("%.3f vs %.3f", p10, r.Frequency), math.Abs(p10-r.Frequency) <= 0.05),
-			data+"; the spec's reconstruction also finds proportional far above the frequency policy (0.661)"),
-		Holds(f6, "greedy ≈ adaptive: a \"marginal\" difference (under 0.03)", "marginal difference",
+		Holds(p004Fig6, "proportional (s = 10) ≈ frequency-based (within 0.05)", "similar",
+			fmt.Sprintf("%.3f vs %.3f", p10, r.Frequency), math.Abs(p10-r.Frequency) <= 0.05).withFlag(
+			p004Data + "; the spec's reconstruction also finds proportional far above the frequency policy (0.661)"),
+		Holds(p004Fig6, "greedy ≈ adaptive: a \"marginal\" difference (under 0.03)", "marginal difference",
 			fmt.Sprintf("%.3f vs %.3f", g10, adp), math.Abs(g10-adp) < 0.03),
-		flagged(Holds(f6, "an oracle that downloads only changed pages improves on greedy and adaptive by less than 25%", "< 25%",
+		Holds(p004Fig6, "an oracle that downloads only changed pages improves on greedy and adaptive by less than 25%", "< 25%",
 			fmt.Sprintf("oracle %.2f: +%.0f%% over greedy, +%.0f%% over adaptive", r.OracleR[p004R100k],
 				100*(r.OracleR[p004R100k]/g10-1), 100*(r.OracleR[p004R100k]/adp-1)),
-			r.OracleR[p004R100k]/min(g10, adp) < 1.25),
+			r.OracleR[p004R100k]/min(g10, adp) < 1.25).withFlag(
 			"from 0.75 to 1 is an improvement of 33%: the printed 25% is the gap 1 − 0.75 in ChangeRatio points, not the relative improvement"),
-	)
+	}
+}
 
-	// Fig. 7.
+// fig7Claims are Fig. 7's: greedy and proportional over the sample size s.
+func (r paper004Result) fig7Claims() []Claim {
 	best, bestV := 0, 0.0
 	var sweep, order []string
 	ordered := true
@@ -354,30 +176,32 @@ func paper004Simulated(r paper004Result) []Claim {
 		}
 	}
 	last := len(p004S) - 1
-	add(
-		Holds(f7, "greedy's best sample size lies in 10–50 (R = 100,000; rule of thumb ≈ 20)", "10–50",
+	return []Claim{
+		Holds(p004Fig7, "greedy's best sample size lies in 10–50 (R = 100,000; rule of thumb ≈ 20)", "10–50",
 			fmt.Sprintf("s = %d; greedy %s", best, strings.Join(sweep, ", ")), best >= 10 && best <= 50),
-		Holds(f7, "greedy > proportional at s = 5 … 200", "greedy > proportional at every s", strings.Join(order, ", "), ordered),
-		flagged(Holds(f7, "greedy > proportional at s = 1 and 2", "greedy > proportional at every s",
+		Holds(p004Fig7, "greedy > proportional at s = 5 … 200", "greedy > proportional at every s", strings.Join(order, ", "), ordered),
+		Holds(p004Fig7, "greedy > proportional at s = 1 and 2", "greedy > proportional at every s",
 			fmt.Sprintf("1: %.3f/%.3f, 2: %.3f/%.3f", r.Greedy[0], r.Prop[0], r.Greedy[1], r.Prop[1]),
-			r.Greedy[0] > r.Prop[0] && r.Greedy[1] > r.Prop[1]),
-			"in this mix the two are equal in expectation at s = 1 (a site shows 0 or 1 changes, the sites showing 1 hold more pages "+
-				"than the budget, and proportional's even split over them is what greedy's random choice among them gives on average), "+
+			r.Greedy[0] > r.Prop[0] && r.Greedy[1] > r.Prop[1]).withFlag(
+			"in this mix the two are equal in expectation at s = 1 (a site shows 0 or 1 changes, the sites showing 1 hold more pages " +
+				"than the budget, and proportional's even split over them is what greedy's random choice among them gives on average), " +
 				"and at s = 2 greedy's edge, about 0.02, is within the spread of a 252-site draw; the paper's gap rests on its data"),
-		flagged(Holds(f7, "s = 400: sampling takes the whole budget, both policies ≈ round-robin (within 0.02)", "performance degrades at large s",
+		Holds(p004Fig7, "s = 400: sampling takes the whole budget, both policies ≈ round-robin (within 0.02)", "performance degrades at large s",
 			fmt.Sprintf("greedy %.3f, proportional %.3f, round-robin %.3f", r.Greedy[last], r.Prop[last], r.RoundRobin),
-			math.Abs(r.Greedy[last]-r.RoundRobin) < 0.02 && math.Abs(r.Prop[last]-r.RoundRobin) < 0.02),
+			math.Abs(r.Greedy[last]-r.RoundRobin) < 0.02 && math.Abs(r.Prop[last]-r.RoundRobin) < 0.02).withFlag(
 			"400 samples from each of 252 sites are 100,800 > R = 100,000 downloads and the paper does not say how it capped them; here ⌊R/252⌋ = 396 a site"),
-		Holds(f7, "standard deviation of ChangeRatio across cycles at s = 1 small against the mean (under 0.05)",
+		Holds(p004Fig7, "standard deviation of ChangeRatio across cycles at s = 1 small against the mean (under 0.05)",
 			"0.027 (greedy), 0.023 (proportional) against ≈ 0.75",
 			fmt.Sprintf("%.3f (greedy), %.3f (proportional) against %.3f", r.SDGreedy1, r.SDProp1, r.Greedy[0]),
 			r.SDGreedy1 < 0.05 && r.SDProp1 < 0.05),
-		flagged(Holds(f7, "greedy's standard deviation across cycles above proportional's at s = 1", "0.027 > 0.023",
-			fmt.Sprintf("%.3f vs %.3f", r.SDGreedy1, r.SDProp1), r.SDGreedy1 > r.SDProp1),
+		Holds(p004Fig7, "greedy's standard deviation across cycles above proportional's at s = 1", "0.027 > 0.023",
+			fmt.Sprintf("%.3f vs %.3f", r.SDGreedy1, r.SDProp1), r.SDGreedy1 > r.SDProp1).withFlag(
 			"the crawl's cycle-to-cycle variation is not given, and five cycles a seed pin a standard deviation down only to about ±15% here"),
-	)
+	}
+}
 
-	// Figs. 8 and 9.
+// fig89Claims are Figs. 8 and 9's: the policies over the budget R, and subset sampling.
+func (r paper004Result) fig89Claims() []Claim {
 	var oracle, vsRR []string
 	oracleOK, aboveRR := true, true
 	for j, R := range p004R {
@@ -396,47 +220,51 @@ func paper004Simulated(r paper004Result) []Claim {
 		}
 	}
 	gr := r.GreedyR
-	add(
-		Holds(f8, fmt.Sprintf("oracle's ChangeRatio below 1 once R exceeds the pages changed a cycle (%s)", commas(r.Changed)),
+	return []Claim{
+		Holds(p004Fig8, fmt.Sprintf("oracle's ChangeRatio below 1 once R exceeds the pages changed a cycle (%s)", commas(r.Changed)),
 			"< 1 for R > 100,000", strings.Join(oracle, ", "), oracleOK),
-		Holds(f8, "greedy (s = 10) above round-robin at every R from 5,000 to 300,000 (R: greedy/round-robin)", "greedy ≫ round-robin over most of the range",
+		Holds(p004Fig8, "greedy (s = 10) above round-robin at every R from 5,000 to 300,000 (R: greedy/round-robin)", "greedy ≫ round-robin over most of the range",
 			strings.Join(vsRR, ", "), aboveRR),
-		Holds(f8, "greedy degrades below R ≈ 20,000: falls from 20,000 to 3,000, and at 20,000 above its value at 100,000",
+		Holds(p004Fig8, "greedy degrades below R ≈ 20,000: falls from 20,000 to 3,000, and at 20,000 above its value at 100,000",
 			"degradation starts at R < 20,000",
 			fmt.Sprintf("3k: %.3f, 5k: %.3f, 10k: %.3f, 20k: %.3f, 50k: %.3f, 100k: %.3f", gr[0], gr[1], gr[2], gr[3], gr[4], gr[5]),
 			gr[0] < gr[1] && gr[1] < gr[2] && gr[2] < gr[3] && gr[3] > gr[p004R100k]),
-		Holds(f8, "greedy and round-robin converge at large R: their gap at 300,000 under a quarter of that at 100,000", "all converge at large R",
+		Holds(p004Fig8, "greedy and round-robin converge at large R: their gap at 300,000 under a quarter of that at 100,000", "all converge at large R",
 			fmt.Sprintf("%.3f at 100,000, %.3f at 300,000", gr[p004R100k]-r.RoundRobinR[p004R100k], gr[7]-r.RoundRobinR[7]),
 			gr[7]-r.RoundRobinR[7] < (gr[p004R100k]-r.RoundRobinR[p004R100k])/4),
-		Claim{Row: Row{Section: f9, Kind: "printed", Paper: 0.73, Computed: gr[1], Tol: 0.005,
-			Quantity: "ChangeRatio, greedy, s = 10, R = 5,000, " + mix,
-			Flag:     data + "; with 252 equal sites the 10 samples a site take 2,520 of the 5,000 downloads"}},
+		Claim{Row: Row{Section: p004Fig9, Kind: "printed", Paper: 0.73, Computed: gr[1], Tol: 0.005,
+			Quantity: "ChangeRatio, greedy, s = 10, R = 5,000, " + r.mix(),
+			Flag:     p004Data + "; with 252 equal sites the 10 samples a site take 2,520 of the 5,000 downloads"}},
 		Claim{Row: Row{Section: "paper 004 §4.4 (spec §C.11)", Kind: "recon", Paper: 0.627, Computed: gr[1], Tol: 0.02,
 			Quantity: "ChangeRatio, greedy, s = 10, R = 5,000 (±0.02, the spread of the mix's draws)"}},
 		Claim{Row: Row{Section: "paper 004 §4.4 (spec §C.11)", Kind: "recon", Paper: 0.877, Computed: gr[3], Tol: 0.02,
 			Quantity: "ChangeRatio, greedy, s = 10, R = 20,000 (±0.02)"}},
-		Claim{Row: Row{Section: f9, Kind: "printed", Paper: 0.89, Computed: r.Subset5k, Tol: 0.005,
-			Quantity: "ChangeRatio, subset sampling (subsets of R/0.18 pages, greedy, s = 10), R = 5,000, " + mix,
-			Flag:     data}},
-		Holds(f9, "subset sampling raises greedy's ChangeRatio at R = 5,000", "0.73 → 0.89",
+		Claim{Row: Row{Section: p004Fig9, Kind: "printed", Paper: 0.89, Computed: r.Subset5k, Tol: 0.005,
+			Quantity: "ChangeRatio, subset sampling (subsets of R/0.18 pages, greedy, s = 10), R = 5,000, " + r.mix(),
+			Flag:     p004Data}},
+		Holds(p004Fig9, "subset sampling raises greedy's ChangeRatio at R = 5,000", "0.73 → 0.89",
 			fmt.Sprintf("%.3f → %.3f", gr[1], r.Subset5k), r.Subset5k > gr[1]),
-	)
+	}
+}
 
-	// Fig. 10.
+// fig10Claims are Fig. 10's: the long run of the frequency-based policy against greedy.
+func (r paper004Result) fig10Claims() []Claim {
 	n := len(r.LongFrequency)
-	early, late := mean(r.LongFrequency[:50]), mean(r.LongFrequency[n-50:])
-	lateG := mean(r.LongGreedy[n-50:])
+	early, late := Mean(r.LongFrequency[:50]), Mean(r.LongFrequency[n-50:])
+	lateG := Mean(r.LongGreedy[n-50:])
 	longSetup := fmt.Sprintf("%d sites × 400 pages, R = %s (the same r), 5 cycles repeated", r.LongSites, commas(float64(r.LongBudget)))
-	add(
-		Holds(f10, "frequency-based improves over the long run: cycles 1–50 against the last 50 of "+fmt.Sprint(n)+", "+longSetup,
+	return []Claim{
+		Holds(p004Fig10, "frequency-based improves over the long run: cycles 1–50 against the last 50 of "+fmt.Sprint(n)+", "+longSetup,
 			"improves steadily", fmt.Sprintf("%.3f → %.3f", early, late), late > early),
-		flagged(Holds(f10, fmt.Sprintf("frequency-based above greedy (s = 10) in cycles %d–%d", n-49, n), "better from about cycle 100",
-			fmt.Sprintf("%.3f vs %.3f", late, lateG), late > lateG),
+		Holds(p004Fig10, fmt.Sprintf("frequency-based above greedy (s = 10) in cycles %d–%d", n-49, n), "better from about cycle 100",
+			fmt.Sprintf("%.3f vs %.3f", late, lateG), late > lateG).withFlag(
 			fmt.Sprintf("the crawl's pages repeat their own histories, in which a page's past predicts it; in the synthetic mix a page changes "+
 				"like its site, and the frequency policy's limit Σp²/Σp (%.3f here) is about greedy's ChangeRatio, so the two meet rather than cross", r.LongLimit)),
-	)
+	}
+}
 
-	// Figs. 11–12.
+// fig11Claims are Figs. 11–12's: adaptive sampling over its parameters k and α.
+func (r paper004Result) fig11Claims() []Claim {
 	a := r.Adaptive
 	var byK []string
 	fallsAll, falls5 := true, true
@@ -473,25 +301,24 @@ func paper004Simulated(r paper004Result) []Claim {
 	}
 	const k1, k5 = 0, 1
 	shortfall := min(a[k5][0], a[k5][1], a[p004K10][0], a[p004K10][1]) - max(a[k1][0], a[k1][1])
-	add(
-		flagged(Holds(f11, "α = 0.9: ChangeRatio does not increase with k (by more than 0.005), k = 1 … 50", "falls as k grows",
-			strings.Join(byK, ", "), fallsAll),
-			"with k = 1 every ρ̂ is 0 or 1 and the sites showing 1 hold more pages than R, so ρ_t = 1 and every site whose one sample "+
+	return []Claim{
+		Holds(p004Fig11, "α = 0.9: ChangeRatio does not increase with k (by more than 0.005), k = 1 … 50", "falls as k grows",
+			strings.Join(byK, ", "), fallsAll).withFlag(
+			"with k = 1 every ρ̂ is 0 or 1 and the sites showing 1 hold more pages than R, so ρ_t = 1 and every site whose one sample " +
 				"was unchanged falls below it in the first round; the paper does not say how it computes ρ_t (spec §C.7)"),
-		Holds(f11, "α = 0.9: ChangeRatio does not increase with k from 5 to 50, and k = 10 is within 0.01 of the best k",
+		Holds(p004Fig11, "α = 0.9: ChangeRatio does not increase with k from 5 to 50, and k = 10 is within 0.01 of the best k",
 			"small loss up to k = 10", strings.Join(byK[1:], ", "), falls5 && a[p004K10][p004A09] >= slices.Max([]float64{a[1][p004A09], a[2][p004A09], a[3][p004A09], a[4][p004A09]})-0.01),
-		Holds(f11, "α barely matters for k = 5 and 10: ChangeRatio over α = 0.75 … 0.99 within 0.01", "no meaningful difference",
+		Holds(p004Fig11, "α barely matters for k = 5 and 10: ChangeRatio over α = 0.75 … 0.99 within 0.01", "no meaningful difference",
 			strings.Join(byAlpha[1:], "; "), max(alphaRange(k5, 1), alphaRange(p004K10, 1)) <= 0.01),
-		flagged(Holds(f11, "nor at α = 0.5: k = 5 and 10 within 0.01 of their best α", "no meaningful difference",
+		Holds(p004Fig11, "nor at α = 0.5: k = 5 and 10 within 0.01 of their best α", "no meaningful difference",
 			fmt.Sprintf("k = 5: %.3f, k = 10: %.3f below", slices.Max(a[k5])-a[k5][0], slices.Max(a[p004K10])-a[p004K10][0]),
-			max(alphaRange(k5, 0), alphaRange(p004K10, 0)) <= 0.01),
-			"the interval method is not given (spec §C.7): Wilson's intervals at α = 0.5 (z = 0.67) are narrow enough after 5 or 10 "+
+			max(alphaRange(k5, 0), alphaRange(p004K10, 0)) <= 0.01).withFlag(
+			"the interval method is not given (spec §C.7): Wilson's intervals at α = 0.5 (z = 0.67) are narrow enough after 5 or 10 " +
 				"samples to decide sites near ρ_t that needed more; the α values of Fig. 12 are not in the text"),
-		Holds(f11, "k = 1 worse than k = 5 and 10 at α ≤ 0.75", "worse", byAlpha[0], shortfall > 0),
-		Holds(f11, "recommended k = 10, α = 0.9 within 0.01 of the best setting measured", "k = 10, α ≈ 0.9",
+		Holds(p004Fig11, "k = 1 worse than k = 5 and 10 at α ≤ 0.75", "worse", byAlpha[0], shortfall > 0),
+		Holds(p004Fig11, "recommended k = 10, α = 0.9 within 0.01 of the best setting measured", "k = 10, α ≈ 0.9",
 			fmt.Sprintf("%.3f, best %.3f", a[p004K10][p004A09], bestA), a[p004K10][p004A09] >= bestA-0.01),
-	)
-	return claims
+	}
 }
 
 // commas formats x rounded to an integer with thousands separators.

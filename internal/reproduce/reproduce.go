@@ -106,6 +106,10 @@ func Holds(section, quantity, paper, measured string, ok bool) Claim {
 	return c
 }
 
+// withFlag returns c flagged: the paper's value rests on what the flag
+// says, and a disagreement is reported, not reproduced.
+func (c Claim) withFlag(flag string) Claim { c.Flag = flag; return c }
+
 // sources are the papers and chapters the claims come from, in report
 // order, each by the prefix of its claims' sections.
 var sources = []struct{ prefix, name string }{
