@@ -1,5 +1,10 @@
 package reproduce
 
+// Dissertation ch. 2 (crawl ordering): the closed worlds of §2.5.2–2.5.3
+// and their crawls, and the measures P_ST and P_CS of §2.3. The virtual
+// crawler is in ch2_crawl.go, the similarity crawl's world in
+// ch2_topic.go, the claims and figures in ch2_claims.go.
+
 import (
 	"errors"
 	"fmt"
@@ -53,48 +58,11 @@ func Ch2(cfg Ch2Config) (*Ch2Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The graphs a crawl reads are reversed: In(u) lists u's out-links.
-	var all rank.Builder
-	all.AddNode(uint32(web.NumPages() - 1))
-	web.LinkGraph(func(from, to int) { all.AddEdge(uint32(to), uint32(from)) })
-	fwdAll, err := all.Build(rank.BuildOptions{Dedupe: true})
+	g, fwd, unreachable, err := closedWorld(web)
 	if err != nil {
 		return nil, err
 	}
-	start := uint32(web.SiteHome(0))
-	// Reachable pages, numbered in breadth-first order from the start.
-	id := make([]int32, fwdAll.Nodes())
-	for i := range id {
-		id[i] = -1
-	}
-	id[start] = 0
-	queue := []uint32{start}
-	for i := 0; i < len(queue); i++ {
-		for _, v := range fwdAll.In(queue[i]) {
-			if id[v] < 0 {
-				id[v] = int32(len(queue))
-				queue = append(queue, v)
-			}
-		}
-	}
-	var world, back rank.Builder
-	world.AddNode(uint32(len(queue) - 1))
-	back.AddNode(uint32(len(queue) - 1))
-	for _, u := range queue {
-		for _, v := range fwdAll.In(u) {
-			world.AddEdge(uint32(id[u]), uint32(id[v]))
-			back.AddEdge(uint32(id[v]), uint32(id[u]))
-		}
-	}
-	g, err := world.Build(rank.BuildOptions{})
-	if err != nil {
-		return nil, err
-	}
-	fwd, err := back.Build(rank.BuildOptions{})
-	if err != nil {
-		return nil, err
-	}
-	res := &Ch2Result{Pages: g.Nodes(), Links: int(g.Edges()), Unreachable: fwdAll.Nodes() - g.Nodes(),
+	res := &Ch2Result{Pages: g.Nodes(), Links: int(g.Edges()), Unreachable: unreachable,
 		Orders: map[rank.Ordering][]uint32{}}
 	res.Backlinks = make([]float64, g.Nodes())
 	for v, x := range g.Backlinks() {
@@ -120,6 +88,51 @@ func Ch2(cfg Ch2Config) (*Ch2Result, error) {
 		res.Orders[j.o] = orders[i]
 	}
 	return res, nil
+}
+
+// closedWorld returns the pages of web reachable from its first site's
+// home page, numbered in breadth-first order from it, 0: their link graph,
+// the same reversed as a crawl reads it (In(u) is u's out-links), and how
+// many pages of web are left out.
+func closedWorld(web *simweb.Web) (g, fwd *rank.Graph, unreachable int, err error) {
+	var all rank.Builder // reversed
+	all.AddNode(uint32(web.NumPages() - 1))
+	web.LinkGraph(func(from, to int) { all.AddEdge(uint32(to), uint32(from)) })
+	fwdAll, err := all.Build(rank.BuildOptions{Dedupe: true})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	start := uint32(web.SiteHome(0))
+	id := make([]int32, fwdAll.Nodes())
+	for i := range id {
+		id[i] = -1
+	}
+	id[start] = 0
+	queue := []uint32{start}
+	for i := 0; i < len(queue); i++ {
+		for _, v := range fwdAll.In(queue[i]) {
+			if id[v] < 0 {
+				id[v] = int32(len(queue))
+				queue = append(queue, v)
+			}
+		}
+	}
+	var world, back rank.Builder
+	world.AddNode(uint32(len(queue) - 1))
+	back.AddNode(uint32(len(queue) - 1))
+	for _, u := range queue {
+		for _, v := range fwdAll.In(u) {
+			world.AddEdge(uint32(id[u]), uint32(id[v]))
+			back.AddEdge(uint32(id[v]), uint32(id[u]))
+		}
+	}
+	if g, err = world.Build(rank.BuildOptions{}); err != nil {
+		return nil, nil, 0, err
+	}
+	if fwd, err = back.Build(rank.BuildOptions{}); err != nil {
+		return nil, nil, 0, err
+	}
+	return g, fwd, fwdAll.Nodes() - g.Nodes(), nil
 }
 
 // crawlJob is one of an experiment's virtual crawls: an ordering, in two

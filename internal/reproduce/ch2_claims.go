@@ -1,5 +1,8 @@
 package reproduce
 
+// Dissertation ch. 2's claims (§2.5.2–2.5.4) and figures, from the
+// crawls of ch2.go.
+
 import (
 	"fmt"
 	"image/color"

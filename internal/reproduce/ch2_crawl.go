@@ -1,5 +1,8 @@
 package reproduce
 
+// The virtual crawler of dissertation ch. 2: a crawl of a known graph in
+// one ordering, with the two queues of §2.5.4 for a topic.
+
 import (
 	"cmp"
 	"container/heap"

@@ -1,5 +1,8 @@
 package reproduce
 
+// The world of §2.5.4's similarity crawls: simweb's pages, fetched and
+// read for a topic word as a crawler would.
+
 import (
 	"bytes"
 	"fmt"

@@ -1,5 +1,7 @@
 package reproduce
 
+// Dissertation ch. 6: Table 6.1's changes detected, in the simulator.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,8 @@
 package reproduce
 
+// Paper 001 (Ford, Grimes & Tassone): the optimal refresh ratio in closed
+// form, and the very-stale share with an estimated change period, simulated.
+
 import (
 	"context"
 	"fmt"

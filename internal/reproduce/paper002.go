@@ -1,5 +1,8 @@
 package reproduce
 
+// Paper 002 (Wolf et al.): average staleness of the optimal, uniform and
+// proportional allocations.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,8 @@
 package reproduce
 
+// Paper 004 (Cho & Ntoulas): the sampling world its experiments replay,
+// and the policies run on it. The experiments are in paper004_runs.go.
+
 import (
 	"math"
 	"math/rand/v2"
