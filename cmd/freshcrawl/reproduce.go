@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -138,11 +137,8 @@ func writeFigures(dir string, figs []reproduce.Figure) error {
 		return err
 	}
 	for _, f := range figs {
-		var buf bytes.Buffer
-		if err := f.Write(&buf, "png"); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, f.Name+".png"), buf.Bytes(), 0o644); err != nil {
+		draw := func(w io.Writer) error { return f.Write(w, "png") }
+		if err := writeFileWith(filepath.Join(dir, f.Name+".png"), buffered(draw)); err != nil {
 			return err
 		}
 	}

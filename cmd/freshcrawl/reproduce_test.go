@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -80,11 +83,23 @@ func TestReproduceQuick(t *testing.T) {
 }
 
 // TestReproduceText checks the text report's groups, a flag line and the
-// summary.
+// summary, and that -plots draws the four figures of §2.5.2 as PNG files.
 func TestReproduceText(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := runReproduce([]string{"-quick", "-seed", "2"}, &out, &errOut); code != 0 {
+	dir := filepath.Join(t.TempDir(), "plots")
+	if code := runReproduce([]string{"-quick", "-seed", "2", "-plots", dir}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, name := range []string{"fig2.3-backlink-G", "fig2.4-orderings-IB-G100", "fig2.6-crawl-and-stop-IB", "fig2.7-orderings-IR-G13"} {
+		f, err := os.Open(filepath.Join(dir, name+".png"))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if img, err := png.Decode(f); err != nil || img.Bounds().Dx() != 770 {
+			t.Errorf("%s: not a PNG 7 inches wide at 110 dpi (%v)", name, err)
+		}
+		f.Close()
 	}
 	s := out.String()
 	for _, want := range []string{"== dissertation ch. 5", "== dissertation ch. 6", "== paper 001", "== paper 002",
