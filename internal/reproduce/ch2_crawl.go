@@ -4,10 +4,8 @@ package reproduce
 // one ordering, with the two queues of §2.5.4 for a topic.
 
 import (
-	"cmp"
 	"container/heap"
 	"fmt"
-	"slices"
 
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
@@ -335,57 +333,4 @@ func (h *scoreHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
-}
-
-// HotFound returns, for each prefix of a crawl's visit order, the share of
-// the hot pages visited so far: P_ST of dissertation §2.3 (Crawl & Stop
-// with threshold), hot meaning importance ≥ g. out[k] is the share after
-// k+1 visits. With no hot page it returns nil.
-func HotFound(order []uint32, importance []float64, g float64) []float64 {
-	hot := 0
-	for _, x := range importance {
-		if x >= g {
-			hot++
-		}
-	}
-	if hot == 0 {
-		return nil
-	}
-	out := make([]float64, len(order))
-	got := 0
-	for k, p := range order {
-		if importance[p] >= g {
-			got++
-		}
-		out[k] = float64(got) / float64(hot)
-	}
-	return out
-}
-
-// TopFound returns P_CS of dissertation §2.3 (Crawl & Stop) for a crawl
-// stopped after k visits, for every k: the share of the k pages visited
-// that are among the k most important of the graph, a page tied with the
-// k-th counting as among them. out[k] is the share after k+1 visits.
-func TopFound(order []uint32, importance []float64) []float64 {
-	// above[p] is how many pages are strictly more important than p: p is
-	// among the top k iff above[p] < k.
-	desc := slices.Clone(importance)
-	slices.SortFunc(desc, func(a, b float64) int { return cmp.Compare(b, a) })
-	above := make([]int, len(importance))
-	for p, x := range importance {
-		above[p], _ = slices.BinarySearchFunc(desc, x, func(e, t float64) int { return cmp.Compare(t, e) })
-	}
-	withAbove := make([]int, len(importance)+1) // visited pages by above
-	out := make([]float64, len(order))
-	in := 0
-	for i, p := range order {
-		k := i + 1
-		in += withAbove[k-1] // visited earlier, in the top k from now on
-		withAbove[above[p]]++
-		if above[p] < k {
-			in++
-		}
-		out[i] = float64(in) / float64(k)
-	}
-	return out
 }
