@@ -121,12 +121,63 @@ func runRank(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseArgs("rank", fs, args, rankHelp, stdout, stderr); !ok {
 		return code
 	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "freshcrawl rank: "+format+"\n", a...)
-		return code
+	if err := o.run(stdout); err != nil {
+		fmt.Fprintf(stderr, "freshcrawl rank: %v\n", err)
+		if errors.As(err, new(usageError)) {
+			return 2
+		}
+		return 1
 	}
+	return 0
+}
+
+// run loads the graph, ranks it and writes what o asks for. A usageError
+// is a bad flag or input; another error is the system's.
+func (o *rankOptions) run(stdout io.Writer) error {
+	dangling, err := o.check()
+	if err != nil {
+		return err
+	}
+	// A graph is big and lives until the end: collect less often than Go's
+	// default, which would scan the edge arrays again at every doubling.
+	debug.SetGCPercent(400)
+
+	rep := rankReport{Damping: o.damping, Dangling: dangling.String()}
+	start := time.Now()
+	in, err := o.load()
+	if err != nil {
+		return err
+	}
+	rep.Graph = in.name
+	rep.LoadSeconds = time.Since(start).Seconds()
+	if o.writeGraph != "" {
+		if err := writeGraphFile(o.writeGraph, in.b); err != nil {
+			return fmt.Errorf("-write-graph: %w", err)
+		}
+	}
+	g, res, err := o.rank(in, dangling, &rep)
+	if err != nil {
+		return err
+	}
+	rep.Top = in.top(g, res, o.top)
+	if o.out != "" {
+		if err := writeRanks(o.out, g, res, in.nodeName); err != nil {
+			return fmt.Errorf("-out: %w", err)
+		}
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printRank(stdout, &rep)
+	return nil
+}
+
+// check checks the flags and returns the dangling rule they ask for.
+func (o *rankOptions) check() (rank.Dangling, error) {
 	if n := btoi(o.graph != "") + btoi(o.data != "") + btoi(o.synthetic != ""); n != 1 {
-		return fail(2, "give one of -graph FILE, -data DIR and -synthetic NODES:EDGES (see -h)")
+		return 0, usagef("give one of -graph FILE, -data DIR and -synthetic NODES:EDGES (see -h)")
 	}
 	if o.dangling == "" {
 		o.dangling = "uniform"
@@ -136,68 +187,71 @@ func runRank(args []string, stdout, stderr io.Writer) int {
 	}
 	dangling, err := rank.ParseDangling(o.dangling)
 	if err != nil {
-		return fail(2, "-dangling: %v", err)
+		return 0, usagef("-dangling: %v", err)
 	}
 	if !(o.damping > 0 && o.damping < 1) {
-		return fail(2, "-damping %g: must be between 0 and 1", o.damping)
+		return 0, usagef("-damping %g: must be between 0 and 1", o.damping)
 	}
 	if o.top < 0 || o.iterations < 0 || o.maxIter < 1 || o.workers < 0 || !(o.tol > 0) {
-		return fail(2, "-top, -iterations and -workers must not be negative, -max-iter and -tol must be positive")
+		return 0, usagef("-top, -iterations and -workers must not be negative, -max-iter and -tol must be positive")
 	}
-	// A graph is big and lives until the end: collect less often than Go's
-	// default, which would scan the edge arrays again at every doubling.
-	debug.SetGCPercent(400)
+	return dangling, nil
+}
 
-	rep := rankReport{Damping: o.damping, Dangling: dangling.String()}
-	start := time.Now()
-	var b *rank.Builder
-	var ids []uint64 // nil: dense ids are the ids
-	var crawl *crawler.LinkGraph
+// rankInput is the graph to rank, as loaded.
+type rankInput struct {
+	name  string
+	b     *rank.Builder
+	ids   []uint64           // the input's node ids; nil: the dense ids are the ids
+	crawl *crawler.LinkGraph // a crawl's graph, whose nodes are URLs
+}
+
+// load reads or makes the graph o names.
+func (o *rankOptions) load() (*rankInput, error) {
 	switch {
 	case o.data != "":
-		crawl, err = crawler.ReadLinkGraph(o.data)
+		crawl, err := crawler.ReadLinkGraph(o.data)
 		switch {
 		case errors.Is(err, datadir.ErrNoCrawl):
-			return fail(2, "%v", err)
+			return nil, usageError{err}
 		case errors.Is(err, store.ErrLocked):
-			return fail(1, "%v", errInUse(o.data))
+			return nil, errInUse(o.data)
 		case err != nil:
-			return fail(1, "%v", err)
+			return nil, err
 		}
-		b, rep.Graph = &crawl.Builder, o.data
+		return &rankInput{name: o.data, b: &crawl.Builder, crawl: crawl}, nil
 	case o.synthetic != "":
 		nodes, edges, err := parseSize(o.synthetic)
 		if err != nil {
-			return fail(2, "-synthetic: %v", err)
+			return nil, usagef("-synthetic: %v", err)
 		}
-		if b, err = rank.Synthetic(rank.DefaultSynthetic(nodes, edges, o.seed)); err != nil {
-			return fail(2, "-synthetic: %v", err)
-		}
-		rep.Graph = fmt.Sprintf("synthetic %d:%d seed %d", nodes, edges, o.seed)
-	default:
-		in, err := openInput(o.graph)
+		b, err := rank.Synthetic(rank.DefaultSynthetic(nodes, edges, o.seed))
 		if err != nil {
-			return fail(2, "%v", err)
+			return nil, usagef("-synthetic: %v", err)
 		}
-		el, err := rank.ReadEdgeList(in, o.graph)
-		in.Close()
-		if err != nil {
-			return fail(2, "%v", err)
-		}
-		b, ids, rep.Graph = &el.Builder, el.IDs, o.graph
+		return &rankInput{name: fmt.Sprintf("synthetic %d:%d seed %d", nodes, edges, o.seed), b: b}, nil
 	}
-	rep.LoadSeconds = time.Since(start).Seconds()
-	if o.writeGraph != "" {
-		if err := writeGraphFile(o.writeGraph, b); err != nil {
-			return fail(1, "-write-graph: %v", err)
-		}
-	}
-	start = time.Now()
-	g, err := b.Build(rank.BuildOptions{Dedupe: o.dedupe})
+	in, err := openInput(o.graph)
 	if err != nil {
-		return fail(2, "%v", err)
+		return nil, usageError{err}
 	}
-	b = nil // the edge list is no longer needed: let the collector have it
+	el, err := rank.ReadEdgeList(in, o.graph)
+	in.Close()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return &rankInput{name: o.graph, b: &el.Builder, ids: el.IDs}, nil
+}
+
+// rank builds in's graph and ranks it, noting the sizes and times in rep.
+// in.b is dropped once built: the graph holds the links from then on.
+func (o *rankOptions) rank(in *rankInput, dangling rank.Dangling, rep *rankReport) (*rank.Graph, *rank.Result, error) {
+	start := time.Now()
+	g, err := in.b.Build(rank.BuildOptions{Dedupe: o.dedupe})
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	in.b = nil // the edge list is no longer needed: let the collector have it
 	runtime.GC()
 	rep.BuildSeconds = time.Since(start).Seconds()
 	rep.Nodes, rep.Edges = g.Nodes(), g.Edges()
@@ -211,47 +265,45 @@ func runRank(args []string, stdout, stderr io.Writer) int {
 		Dangling: dangling, Workers: o.workers,
 	})
 	if err != nil {
-		return fail(2, "%v", err)
+		return nil, nil, usageError{err}
 	}
 	rep.RankSeconds = time.Since(start).Seconds()
 	rep.Iterations, rep.Delta, rep.Converged = res.Iterations, res.Delta, res.Converged
 	rep.PeakRSSBytes = peakRSS()
-	idOf := func(v int) uint64 {
-		if ids != nil {
-			return ids[v]
-		}
-		return uint64(v)
+	return g, res, nil
+}
+
+// id is node v's id in the input.
+func (in *rankInput) id(v int) uint64 {
+	if in.ids != nil {
+		return in.ids[v]
 	}
+	return uint64(v)
+}
+
+// nodeName is node v's name in -out: its URL, or its id.
+func (in *rankInput) nodeName(v int) string {
+	if in.crawl != nil {
+		return in.crawl.URLs[v]
+	}
+	return strconv.FormatUint(in.id(v), 10)
+}
+
+// top lists the k pages of highest rank.
+func (in *rankInput) top(g *rank.Graph, res *rank.Result, k int) []rankedPg {
+	var top []rankedPg
 	n := float64(g.Nodes())
-	for _, v := range topK(res.Rank, o.top) {
+	for _, v := range topK(res.Rank, k) {
 		p := rankedPg{
-			Rank: len(rep.Top) + 1, ID: idOf(v), PageRank: res.Rank[v] / n, IR: res.Rank[v],
+			Rank: len(top) + 1, ID: in.id(v), PageRank: res.Rank[v] / n, IR: res.Rank[v],
 			Backlinks: g.InDegree(uint32(v)),
 		}
-		if crawl != nil {
-			p.URL, p.Held = crawl.URLs[v], &crawl.Held[v]
+		if in.crawl != nil {
+			p.URL, p.Held = in.crawl.URLs[v], &in.crawl.Held[v]
 		}
-		rep.Top = append(rep.Top, p)
+		top = append(top, p)
 	}
-	if o.out != "" {
-		name := func(v int) string { return strconv.FormatUint(idOf(v), 10) }
-		if crawl != nil {
-			name = func(v int) string { return crawl.URLs[v] }
-		}
-		if err := writeRanks(o.out, g, res, name); err != nil {
-			return fail(1, "-out: %v", err)
-		}
-	}
-	if o.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return fail(1, "%v", err)
-		}
-		return 0
-	}
-	printRank(stdout, &rep)
-	return 0
+	return top
 }
 
 func btoi(b bool) int {

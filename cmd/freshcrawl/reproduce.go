@@ -7,14 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/freshcrawl/freshcrawl/internal/policy"
-	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
+	"github.com/freshcrawl/freshcrawl/internal/reproduce"
 )
 
 func reproduceHelp(fs *flag.FlagSet, w io.Writer) {
@@ -90,33 +90,6 @@ func reproduceFlags(o *reproduceOptions) *flag.FlagSet {
 	return fs
 }
 
-// sources are the report's groups, in order, by the prefix of a row's
-// section.
-var sources = []struct{ prefix, name string }{
-	{"diss. §2", "dissertation ch. 2 (Cho: crawl ordering)"},
-	{"diss. §5", "dissertation ch. 5 (Cho: refresh policies)"},
-	{"diss. §6", "dissertation ch. 6 (Cho: change estimation)"},
-	{"paper 001", "paper 001 (Ford, Grimes & Tassone: staleness cost)"},
-	{"paper 002", "paper 002 (Wolf et al.: optimal crawl frequencies)"},
-	{"paper 004", "paper 004 (Cho & Ntoulas: change detection by sampling)"},
-}
-
-func sourceOf(section string) int {
-	for k, s := range sources {
-		if strings.HasPrefix(section, s.prefix) {
-			return k
-		}
-	}
-	return len(sources)
-}
-
-func sourceName(k int) string {
-	if k < len(sources) {
-		return sources[k].name
-	}
-	return "other"
-}
-
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	var o reproduceOptions
 	fs := reproduceFlags(&o)
@@ -124,28 +97,19 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	start := time.Now()
-	var claims []simpolicy.Claim
-	for _, r := range policy.AllRows() {
-		claims = append(claims, simpolicy.Claim{Row: r})
+	rep, err := reproduce.Run(context.Background(), reproduce.Config{Quick: o.quick, Seed: o.seed, Figures: o.plots != ""})
+	if err == nil && o.plots != "" {
+		err = writeFigures(o.plots, rep.Figures)
 	}
-	sims, err := simpolicy.Reproduce(context.Background(), simpolicy.ReproduceConfig{Quick: o.quick, Seed: o.seed})
 	if err != nil {
 		fmt.Fprintf(stderr, "freshcrawl reproduce: %v\n", err)
 		return 1
 	}
-	claims = append(claims, sims...)
-	ch2, err := ch2Claims(o.quick, o.seed, o.plots)
-	if err != nil {
-		fmt.Fprintf(stderr, "freshcrawl reproduce: ch. 2: %v\n", err)
-		return 1
-	}
-	claims = append(claims, ch2...)
-	slices.SortStableFunc(claims, func(a, b simpolicy.Claim) int { return sourceOf(a.Section) - sourceOf(b.Section) })
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	if o.asJSON {
-		err = writeClaimsJSON(w, claims)
+		err = writeClaimsJSON(w, rep.Claims)
 	} else {
-		writeClaims(w, claims, time.Since(start))
+		writeClaims(w, rep.Claims, time.Since(start))
 	}
 	if err == nil {
 		err = w.Flush()
@@ -155,8 +119,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var bad []string
-	for _, c := range claims {
-		if c.Verdict() == simpolicy.Differs {
+	for _, c := range rep.Claims {
+		if c.Verdict() == reproduce.Differs {
 			bad = append(bad, fmt.Sprintf("%s: %s", c.Section, c.Quantity))
 		}
 	}
@@ -167,15 +131,29 @@ func runReproduce(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// writeFigures writes each figure into dir as a PNG file.
+func writeFigures(dir string, figs []reproduce.Figure) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range figs {
+		draw := func(w io.Writer) error { return f.Write(w, "png") }
+		if err := writeFileWith(filepath.Join(dir, f.Name+".png"), buffered(draw)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // paperText and measuredText are a claim's values as printed.
-func paperText(c simpolicy.Claim) string {
+func paperText(c reproduce.Claim) string {
 	if c.PaperText != "" {
 		return c.PaperText
 	}
 	return strconv.FormatFloat(c.Paper, 'g', -1, 64)
 }
 
-func measuredText(c simpolicy.Claim) string {
+func measuredText(c reproduce.Claim) string {
 	switch {
 	case c.Pending != "":
 		return "—"
@@ -185,58 +163,65 @@ func measuredText(c simpolicy.Claim) string {
 	return strconv.FormatFloat(c.Computed, 'g', 5, 64)
 }
 
-func writeClaims(w io.Writer, claims []simpolicy.Claim, wall time.Duration) {
+func writeClaims(w io.Writer, claims []reproduce.Claim, wall time.Duration) {
 	counts := map[string]int{}
-	for k := 0; k <= len(sources); k++ {
-		var group []simpolicy.Claim
-		for _, c := range claims {
-			if sourceOf(c.Section) == k {
-				group = append(group, c)
-			}
+	// The claims come grouped by source.
+	for len(claims) > 0 {
+		n := 1
+		for n < len(claims) && claims[n].Source() == claims[0].Source() {
+			n++
 		}
-		if len(group) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "== %s\n", sourceName(k))
-		cells := [][4]string{{"section", "quantity", "paper", "measured"}}
-		for _, c := range group {
-			section := c.Section
-			if c.Kind != "printed" {
-				section += " [" + c.Kind + "]"
-			}
-			cells = append(cells, [4]string{section, c.Quantity, paperText(c), measuredText(c)})
-		}
-		// Columns are padded by hand, not by tabwriter, so that the flag
-		// lines under the rows do not widen them.
-		var width [4]int
-		for _, r := range cells {
-			for j, x := range r {
-				width[j] = max(width[j], utf8.RuneCountInString(x))
-			}
-		}
-		line := func(r [4]string, verdict string) {
-			for j, x := range r {
-				fmt.Fprintf(w, "%s%s  ", x, strings.Repeat(" ", width[j]-utf8.RuneCountInString(x)))
-			}
-			fmt.Fprintln(w, verdict)
-		}
-		line(cells[0], "verdict")
-		for i, c := range group {
-			v := c.Verdict()
-			counts[v]++
-			line(cells[i+1], v)
-			switch {
-			case c.Pending != "":
-				fmt.Fprintf(w, "    why: %s\n", c.Pending)
-			case c.Flag != "":
-				fmt.Fprintf(w, "    flag: %s\n", c.Flag)
-			}
-		}
-		fmt.Fprintln(w)
+		writeGroup(w, claims[:n], counts)
+		claims = claims[n:]
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
 	}
 	fmt.Fprintf(w, "%d rows: %d agree, %d differ with the paper's error flagged, %d differ, %d not yet measurable (%s)\n",
-		len(claims), counts[simpolicy.Agrees], counts[simpolicy.DiffersFlagged], counts[simpolicy.Differs],
-		counts[simpolicy.NotMeasurable], wall.Round(100*time.Millisecond))
+		total, counts[reproduce.Agrees], counts[reproduce.DiffersFlagged], counts[reproduce.Differs],
+		counts[reproduce.NotMeasurable], wall.Round(100*time.Millisecond))
+}
+
+// writeGroup writes one source's claims as a table and counts their
+// verdicts.
+func writeGroup(w io.Writer, group []reproduce.Claim, counts map[string]int) {
+	fmt.Fprintf(w, "== %s\n", group[0].Source())
+	cells := [][4]string{{"section", "quantity", "paper", "measured"}}
+	for _, c := range group {
+		section := c.Section
+		if c.Kind != "printed" {
+			section += " [" + c.Kind + "]"
+		}
+		cells = append(cells, [4]string{section, c.Quantity, paperText(c), measuredText(c)})
+	}
+	// Columns are padded by hand, not by tabwriter, so that the flag
+	// lines under the rows do not widen them.
+	var width [4]int
+	for _, r := range cells {
+		for j, x := range r {
+			width[j] = max(width[j], utf8.RuneCountInString(x))
+		}
+	}
+	line := func(r [4]string, verdict string) {
+		for j, x := range r {
+			fmt.Fprintf(w, "%s%s  ", x, strings.Repeat(" ", width[j]-utf8.RuneCountInString(x)))
+		}
+		fmt.Fprintln(w, verdict)
+	}
+	line(cells[0], "verdict")
+	for i, c := range group {
+		v := c.Verdict()
+		counts[v]++
+		line(cells[i+1], v)
+		switch {
+		case c.Pending != "":
+			fmt.Fprintf(w, "    why: %s\n", c.Pending)
+		case c.Flag != "":
+			fmt.Fprintf(w, "    flag: %s\n", c.Flag)
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 // jsonClaim is one row of -json output. Values a row does not have (an
@@ -256,10 +241,10 @@ type jsonClaim struct {
 	Pending      string   `json:"pending,omitempty"`
 }
 
-func writeClaimsJSON(w io.Writer, claims []simpolicy.Claim) error {
+func writeClaimsJSON(w io.Writer, claims []reproduce.Claim) error {
 	enc := json.NewEncoder(w)
 	for _, c := range claims {
-		j := jsonClaim{Source: sourceName(sourceOf(c.Section)), Section: c.Section, Quantity: c.Quantity, Kind: c.Kind,
+		j := jsonClaim{Source: c.Source(), Section: c.Section, Quantity: c.Quantity, Kind: c.Kind,
 			PaperText: paperText(c), MeasuredText: measuredText(c), Verdict: c.Verdict(), Flag: c.Flag, Pending: c.Pending}
 		if c.PaperText == "" {
 			j.Paper, j.Tolerance = finite(c.Paper), finite(c.Tol)

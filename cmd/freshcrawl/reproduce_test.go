@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/freshcrawl/freshcrawl/internal/policy"
-	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
+	"github.com/freshcrawl/freshcrawl/internal/reproduce"
 )
 
 // TestReproduceQuick runs -quick -json and checks every row: the unflagged
@@ -30,23 +32,23 @@ func TestReproduceQuick(t *testing.T) {
 		}
 		rows = append(rows, j)
 	}
-	if want := len(policy.AllRows()); len(rows) < want+8 {
-		t.Fatalf("%d rows, want the %d of policy.AllRows and the simulated ones", len(rows), want)
+	if want := len(reproduce.AllRows()); len(rows) < want+8 {
+		t.Fatalf("%d rows, want the %d of reproduce.AllRows and the simulated ones", len(rows), want)
 	}
 	flagged, pending := 0, 0
 	for _, r := range rows {
 		switch {
 		case r.Pending != "":
 			pending++
-			if r.Verdict != simpolicy.NotMeasurable || r.Measured != nil {
+			if r.Verdict != reproduce.NotMeasurable || r.Measured != nil {
 				t.Errorf("%s %s: pending row has verdict %q, measured %v", r.Section, r.Quantity, r.Verdict, r.Measured)
 			}
 		case r.Flag != "":
 			flagged++
-			if r.Verdict != simpolicy.Agrees && r.Verdict != simpolicy.DiffersFlagged {
+			if r.Verdict != reproduce.Agrees && r.Verdict != reproduce.DiffersFlagged {
 				t.Errorf("%s %s: flagged row has verdict %q", r.Section, r.Quantity, r.Verdict)
 			}
-		case r.Verdict != simpolicy.Agrees:
+		case r.Verdict != reproduce.Agrees:
 			t.Errorf("%s %s: paper %v (%s), measured %v (%s): %s", r.Section, r.Quantity, r.Paper, r.PaperText,
 				r.Measured, r.MeasuredText, r.Verdict)
 		}
@@ -69,7 +71,7 @@ func TestReproduceQuick(t *testing.T) {
 		for _, r := range rows {
 			if strings.Contains(r.Quantity, want) {
 				found = true
-				if r.Verdict != simpolicy.Agrees {
+				if r.Verdict != reproduce.Agrees {
 					t.Errorf("%s: %s", want, r.Verdict)
 				}
 			}
@@ -81,11 +83,23 @@ func TestReproduceQuick(t *testing.T) {
 }
 
 // TestReproduceText checks the text report's groups, a flag line and the
-// summary.
+// summary, and that -plots draws the four figures of §2.5.2 as PNG files.
 func TestReproduceText(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := runReproduce([]string{"-quick", "-seed", "2"}, &out, &errOut); code != 0 {
+	dir := filepath.Join(t.TempDir(), "plots")
+	if code := runReproduce([]string{"-quick", "-seed", "2", "-plots", dir}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, name := range []string{"fig2.3-backlink-G", "fig2.4-orderings-IB-G100", "fig2.6-crawl-and-stop-IB", "fig2.7-orderings-IR-G13"} {
+		f, err := os.Open(filepath.Join(dir, name+".png"))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if img, err := png.Decode(f); err != nil || img.Bounds().Dx() != 770 {
+			t.Errorf("%s: not a PNG 7 inches wide at 110 dpi (%v)", name, err)
+		}
+		f.Close()
 	}
 	s := out.String()
 	for _, want := range []string{"== dissertation ch. 5", "== dissertation ch. 6", "== paper 001", "== paper 002",
@@ -126,8 +140,8 @@ func TestReproduceHelp(t *testing.T) {
 	if code := runReproduce([]string{"-h"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	for _, s := range []string{"-quick", "-json", "-seed", simpolicy.Agrees, simpolicy.DiffersFlagged,
-		simpolicy.Differs, simpolicy.NotMeasurable} {
+	for _, s := range []string{"-quick", "-json", "-seed", reproduce.Agrees, reproduce.DiffersFlagged,
+		reproduce.Differs, reproduce.NotMeasurable} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("help lacks %q", s)
 		}

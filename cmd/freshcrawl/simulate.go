@@ -204,7 +204,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.plotFile != "" {
 		format := strings.TrimPrefix(strings.ToLower(filepath.Ext(o.plotFile)), ".")
-		if err := writeFileWith(o.plotFile, buffered(func(w io.Writer) error { return rep.Plot(w, format, o.warmup) })); err != nil {
+		if err := writeFileWith(o.plotFile, buffered(func(w io.Writer) error { return freshnessChart(rep, o.warmup).Write(w, format, simulatePlotSize) })); err != nil {
 			fmt.Fprintf(stderr, "freshcrawl simulate: %v\n", err)
 			return 1
 		}

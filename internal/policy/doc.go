@@ -22,7 +22,8 @@
 //   - Greedy and Threshold: exact solvers of paper 002's discrete separable
 //     convex resource-allocation problem, and the UpdateModel staleness
 //     functions (Poisson, Pareto) it is fed with.
-//   - The Example and Table functions reproduce the papers' worked numbers as
-//     Rows of printed value against computed value, with the papers' known
-//     mistakes flagged rather than repeated.
+//
+// Package reproduce sets the papers' worked numbers against these
+// functions, row by row, with the papers' known mistakes flagged rather
+// than repeated.
 package policy

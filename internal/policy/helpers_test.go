@@ -33,3 +33,6 @@ func logspace(lo, hi float64, n int) []float64 {
 	}
 	return out
 }
+
+// day converts: rates per day to per second and frequencies back.
+const day = 86400.0

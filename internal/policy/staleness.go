@@ -62,5 +62,5 @@ func VeryStaleProbability(t, m, delta float64) float64 {
 
 // ChangedShare is 1 − e^{−r}, the share of crawl intervals of length r·Δ in
 // which a Poisson page changed (paper 001 §5.3, which mislabels it; see
-// Paper001Rows).
+// reproduce.Paper001Rows).
 func ChangedShare(r float64) float64 { return -math.Expm1(-r) }

@@ -1,6 +1,8 @@
 // Package rank holds the link graph a crawl discovers and the importance
 // metrics of dissertation ch. 2 computed over it: PageRank IR (and IR' on
-// a partial crawl), backlink counts IB (IB'), and their combinations.
+// a partial crawl), backlink counts IB (IB'), and their combinations; the
+// orderings a crawler picks new URLs by (Ordering), and the hot test of
+// the topic ordering (TopicHot).
 //
 // The graph is compressed sparse rows over dense node ids 0..n-1, stored
 // as the transpose: each node's in-links, which is what PageRank's pull

@@ -114,30 +114,9 @@ var ErrDamping = errors.New("rank: damping must be in (0, 1)")
 // iteration from IR ≡ 1 (dissertation §2.2.1), pulling each node's sum
 // over its in-links, the nodes shared among workers.
 func PageRank(g *Graph, opts Options) (*Result, error) {
-	d := opts.Damping
-	if d == 0 {
-		d = DefaultDamping
-	}
-	if !(d > 0 && d < 1) {
-		return nil, fmt.Errorf("%w: %g", ErrDamping, d)
-	}
-	tol := opts.Tolerance
-	if tol == 0 {
-		tol = DefaultTolerance
-	}
-	if tol < 0 || math.IsNaN(tol) {
-		return nil, fmt.Errorf("rank: tolerance %g", tol)
-	}
-	maxIter := opts.MaxIterations
-	if maxIter == 0 {
-		maxIter = DefaultMaxIterations
-	}
-	if opts.Iterations > 0 {
-		maxIter = opts.Iterations
-	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	d, tol, maxIter, err := opts.settings()
+	if err != nil {
+		return nil, err
 	}
 	n := g.Nodes()
 	res := &Result{Rank: make([]float64, n)}
@@ -153,43 +132,10 @@ func PageRank(g *Graph, opts Options) (*Result, error) {
 		copy(cur, opts.Start[:min(len(opts.Start), n)])
 	}
 	next := make([]float64, n)
-	contrib := make([]float64, n) // IR(t)/c_t, or 0 for a dangling t
-	// The ranges do not depend on the workers, so neither do the sums:
-	// any number of workers gives the same vector, bit for bit.
-	chunks := g.chunks(256)
+	pw := newPower(g, d, opts)
 	inv := 1 / float64(n)
 	for it := 1; it <= maxIter; it++ {
-		// Pass 1: contributions, and the rank held by dangling pages.
-		dangling := parallelSum(workers, chunks, func(lo, hi int) float64 {
-			s := 0.0
-			for u := lo; u < hi; u++ {
-				if c := g.outDeg[u]; c > 0 {
-					contrib[u] = cur[u] / float64(c)
-				} else {
-					contrib[u] = 0
-					s += cur[u]
-				}
-			}
-			return s
-		})
-		base := 1 - d
-		if opts.Dangling == DanglingUniform {
-			base += d * dangling * inv
-		}
-		// Pass 2: pull, and the L1 change.
-		delta := parallelSum(workers, chunks, func(lo, hi int) float64 {
-			s := 0.0
-			for v := lo; v < hi; v++ {
-				sum := 0.0
-				for _, u := range g.inSrc[g.inStart[v]:g.inStart[v+1]] {
-					sum += contrib[u]
-				}
-				x := base + d*sum
-				s += math.Abs(x - cur[v])
-				next[v] = x
-			}
-			return s
-		})
+		delta := pw.step(cur, next)
 		cur, next = next, cur
 		res.Iterations = it
 		res.Delta = delta * inv
@@ -205,6 +151,91 @@ func PageRank(g *Graph, opts Options) (*Result, error) {
 		res.Converged = res.Delta < tol
 	}
 	return res, nil
+}
+
+// settings returns the damping, tolerance and iteration bound opts ask
+// for, the defaults filled in.
+func (opts Options) settings() (d, tol float64, maxIter int, err error) {
+	d = opts.Damping
+	if d == 0 {
+		d = DefaultDamping
+	}
+	if !(d > 0 && d < 1) {
+		return 0, 0, 0, fmt.Errorf("%w: %g", ErrDamping, d)
+	}
+	tol = opts.Tolerance
+	if tol == 0 {
+		tol = DefaultTolerance
+	}
+	if tol < 0 || math.IsNaN(tol) {
+		return 0, 0, 0, fmt.Errorf("rank: tolerance %g", tol)
+	}
+	maxIter = opts.MaxIterations
+	if maxIter == 0 {
+		maxIter = DefaultMaxIterations
+	}
+	if opts.Iterations > 0 {
+		maxIter = opts.Iterations
+	}
+	return d, tol, maxIter, nil
+}
+
+// power is the power iteration's working state over one graph.
+type power struct {
+	g        *Graph
+	d        float64
+	dangling Dangling
+	workers  int
+	// chunks are the node ranges the workers share. They do not depend
+	// on the workers, so neither do the sums: any number of workers
+	// gives the same vector, bit for bit.
+	chunks  []int
+	contrib []float64 // IR(t)/c_t, or 0 for a dangling t
+}
+
+func newPower(g *Graph, d float64, opts Options) *power {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return &power{g: g, d: d, dangling: opts.Dangling, workers: workers, chunks: g.chunks(256),
+		contrib: make([]float64, g.Nodes())}
+}
+
+// step computes next from cur and returns the L1 distance between them.
+func (pw *power) step(cur, next []float64) float64 {
+	g, d, contrib := pw.g, pw.d, pw.contrib
+	// Pass 1: contributions, and the rank held by dangling pages.
+	dangling := parallelSum(pw.workers, pw.chunks, func(lo, hi int) float64 {
+		s := 0.0
+		for u := lo; u < hi; u++ {
+			if c := g.outDeg[u]; c > 0 {
+				contrib[u] = cur[u] / float64(c)
+			} else {
+				contrib[u] = 0
+				s += cur[u]
+			}
+		}
+		return s
+	})
+	base := 1 - d
+	if pw.dangling == DanglingUniform {
+		base += d * dangling * (1 / float64(len(cur)))
+	}
+	// Pass 2: pull, and the L1 change.
+	return parallelSum(pw.workers, pw.chunks, func(lo, hi int) float64 {
+		s := 0.0
+		for v := lo; v < hi; v++ {
+			sum := 0.0
+			for _, u := range g.inSrc[g.inStart[v]:g.inStart[v+1]] {
+				sum += contrib[u]
+			}
+			x := base + d*sum
+			s += math.Abs(x - cur[v])
+			next[v] = x
+		}
+		return s
+	})
 }
 
 // chunks splits the nodes into about k ranges of about equal work (nodes

@@ -38,22 +38,51 @@ func DefaultSynthetic(nodes int, edges int64, seed uint64) SyntheticConfig {
 // page links to itself or to the same page twice. The same config gives
 // the same graph.
 func Synthetic(cfg SyntheticConfig) (*Builder, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	n := cfg.Nodes
+	site := min(cfg.SiteSize, n)
+	degree := outDegrees(cfg)
+	stride := popularityStride(n)
+	b := &Builder{}
+	b.Grow(int(cfg.Edges))
+	b.AddNode(uint32(n - 1))
+	var t targets
+	for u := range n {
+		lo := u / site * site
+		t.draw(cfg, u, int(degree[u]), lo, min(site, n-lo), stride)
+		for _, v := range t.list {
+			b.src = append(b.src, uint32(u))
+			b.dst = append(b.dst, v)
+		}
+	}
+	return b, nil
+}
+
+// check refuses a config Synthetic cannot honour and fills in SiteSize.
+func (cfg *SyntheticConfig) check() error {
 	n := cfg.Nodes
 	if n < 2 || n > MaxNodes {
-		return nil, fmt.Errorf("rank: synthetic graph of %d nodes: want 2 to %d", n, MaxNodes)
+		return fmt.Errorf("rank: synthetic graph of %d nodes: want 2 to %d", n, MaxNodes)
 	}
 	if cfg.Edges < 0 || cfg.Edges > int64(n)*int64(n-1) {
-		return nil, fmt.Errorf("rank: synthetic graph of %d nodes cannot have %d edges", n, cfg.Edges)
+		return fmt.Errorf("rank: synthetic graph of %d nodes cannot have %d edges", n, cfg.Edges)
 	}
 	if cfg.SiteSize <= 0 {
 		cfg.SiteSize = 100
 	}
 	if cfg.Intra < 0 || cfg.Intra > 1 {
-		return nil, fmt.Errorf("rank: intra-site share %g not in [0, 1]", cfg.Intra)
+		return fmt.Errorf("rank: intra-site share %g not in [0, 1]", cfg.Intra)
 	}
-	site := min(cfg.SiteSize, n)
-	// Out-degree weights, Pareto(2): w = 1/sqrt(U). The degrees are the
-	// differences of the rounded cumulative shares, so they sum to Edges.
+	return nil
+}
+
+// outDegrees draws every page's out-degree: its share of the links is
+// Pareto(2), w = 1/sqrt(U), and the degrees are the differences of the
+// rounded cumulative shares, so that they sum to cfg.Edges.
+func outDegrees(cfg SyntheticConfig) []uint32 {
+	n := cfg.Nodes
 	weights := make([]float64, n)
 	total := 0.0
 	for u := range weights {
@@ -83,66 +112,74 @@ func Synthetic(cfg SyntheticConfig) (*Builder, error) {
 			carried++
 		}
 	}
-	weights = nil
-	// Global popularity rank r → page: a stride coprime to n spreads the
-	// popular pages over the sites.
+	return degree
+}
+
+// popularityStride maps global popularity rank r to page r·stride mod n:
+// a stride coprime to n spreads the popular pages over the sites.
+func popularityStride(n int) uint64 {
 	stride := uint64(n)/2 + 1
 	for gcd(stride, uint64(n)) != 1 {
 		stride++
 	}
-	b := &Builder{}
-	b.Grow(int(cfg.Edges))
-	b.AddNode(uint32(n - 1))
-	var targets []uint32
-	have := map[uint32]struct{}{} // targets of a page of many links
-	taken := func(v uint32) bool {
-		if len(targets) <= 32 {
-			return slices.Contains(targets, v)
-		}
-		if len(have) == 0 {
-			for _, t := range targets {
-				have[t] = struct{}{}
-			}
-		}
-		_, ok := have[v]
-		return ok
+	return stride
+}
+
+// targets are the link targets of one page, kept in a set too once
+// there are many of them.
+type targets struct {
+	list []uint32
+	have map[uint32]struct{}
+}
+
+// taken says whether v is a target already.
+func (t *targets) taken(v uint32) bool {
+	if len(t.list) <= 32 {
+		return slices.Contains(t.list, v)
 	}
-	for u := range n {
-		d := int(degree[u])
-		lo := u / site * site
-		size := min(site, n-lo)
-		targets = targets[:0]
-		clear(have)
-		for k := uint64(0); len(targets) < d; k++ {
-			x := splitmix.Hash3(cfg.Seed, uint64(u), k)
-			var v int
-			if size > 1 && splitmix.Unit(x) < cfg.Intra && len(targets) < size-1 {
-				// Within the site: P(index ≤ i) = (i/size)^(1/3).
-				f := splitmix.Unit(splitmix.Mix(x ^ 0x9e3779b97f4a7c15))
-				v = lo + int(float64(size)*f*f*f)
-			} else {
-				f := splitmix.Unit(splitmix.Mix(x ^ 0xbf58476d1ce4e5b9))
-				r := uint64(float64(n) * math.Pow(f, 4))
-				v = int((r * stride) % uint64(n))
-			}
-			if v == u || taken(uint32(v)) {
-				if k > uint64(64*d+1024) { // a tiny graph nearly full: take any free page
-					v = freeTarget(u, n, targets)
-				} else {
-					continue
-				}
-			}
-			targets = append(targets, uint32(v))
-			if len(have) > 0 {
-				have[uint32(v)] = struct{}{}
-			}
-		}
-		for _, v := range targets {
-			b.src = append(b.src, uint32(u))
-			b.dst = append(b.dst, v)
+	if len(t.have) == 0 {
+		for _, x := range t.list {
+			t.have[x] = struct{}{}
 		}
 	}
-	return b, nil
+	_, ok := t.have[v]
+	return ok
+}
+
+// draw draws the d distinct targets of page u, whose site is the size
+// pages from lo: within the site with probability cfg.Intra, towards
+// its first pages; otherwise anywhere, by global popularity.
+func (t *targets) draw(cfg SyntheticConfig, u, d, lo, size int, stride uint64) {
+	n := cfg.Nodes
+	t.list = t.list[:0]
+	if t.have == nil {
+		t.have = map[uint32]struct{}{}
+	}
+	clear(t.have)
+	for k := uint64(0); len(t.list) < d; k++ {
+		x := splitmix.Hash3(cfg.Seed, uint64(u), k)
+		var v int
+		if size > 1 && splitmix.Unit(x) < cfg.Intra && len(t.list) < size-1 {
+			// Within the site: P(index ≤ i) = (i/size)^(1/3).
+			f := splitmix.Unit(splitmix.Mix(x ^ 0x9e3779b97f4a7c15))
+			v = lo + int(float64(size)*f*f*f)
+		} else {
+			// Rank r gets about r^-0.75 of the links.
+			f := splitmix.Unit(splitmix.Mix(x ^ 0xbf58476d1ce4e5b9))
+			r := uint64(float64(n) * math.Pow(f, 4))
+			v = int((r * stride) % uint64(n))
+		}
+		if v == u || t.taken(uint32(v)) {
+			if k <= uint64(64*d+1024) {
+				continue
+			}
+			v = freeTarget(u, n, t.list) // a tiny graph nearly full: take any free page
+		}
+		t.list = append(t.list, uint32(v))
+		if len(t.have) > 0 {
+			t.have[uint32(v)] = struct{}{}
+		}
+	}
 }
 
 // freeTarget returns the first page other than u not in targets.

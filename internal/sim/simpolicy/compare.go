@@ -40,7 +40,8 @@ type Comparison struct {
 // seed).
 type Stat struct{ Mean, SD float64 }
 
-func stat(xs []float64) Stat {
+// StatOf returns the mean of xs and their sample standard deviation.
+func StatOf(xs []float64) Stat {
 	var s Stat
 	for _, x := range xs {
 		s.Mean += x
@@ -162,7 +163,7 @@ func summarise(name string, rs, oracle []*sim.Result, walls []time.Duration) Row
 		for i, r := range rs {
 			xs[i] = f(i, r)
 		}
-		return stat(xs)
+		return StatOf(xs)
 	}
 	row.Freshness = col(func(_ int, r *sim.Result) float64 { return r.Freshness })
 	row.Age = col(func(_ int, r *sim.Result) float64 { return r.Age })

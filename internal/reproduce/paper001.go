@@ -1,15 +1,17 @@
-package simpolicy
+package reproduce
+
+// Paper 001 (Ford, Grimes & Tassone): the optimal refresh ratio in closed
+// form, and the very-stale share with an estimated change period, simulated.
 
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/sim"
 )
-
-const hour = 3600.0
 
 // EstimatedDelta is paper 001's policy with an unknown change period Δ
 // (§5, spec §A.9): after every fetch the page's rate is re-estimated by the
@@ -80,7 +82,7 @@ func VeryStale(ctx context.Context, runs int, seconds, delta, r float64, seed ui
 // the paper does not give: they are flagged, and the spec's
 // reconstruction of the same setup (5.7 %, 1.5 %) is the number checked,
 // together with the printed trend.
-func VeryStaleClaims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
+func VeryStaleClaims(ctx context.Context, rc Config) ([]Claim, error) {
 	const delta, r = 24 * hour, 1.0 / 3
 	horizons := []struct {
 		hours, runs        float64
@@ -115,20 +117,20 @@ func VeryStaleClaims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
 		v := res[k]
 		q := fmt.Sprintf("very stale (≥ 8 h) crawl intervals, unknown Δ, %g h runs (%%)", h.hours)
 		claims = append(claims,
-			Claim{Row: policy.Row{Section: s, Quantity: q, Paper: h.printed, Computed: 100 * v.VeryStale, Tol: 0.05,
+			Claim{Row: Row{Section: s, Quantity: q, Paper: h.printed, Computed: 100 * v.VeryStale, Tol: 0.05,
 				Kind: "printed", Flag: unknown}},
 			// The tolerance covers the Monte-Carlo spread of a fifth of the
 			// runs (quick) and the reconstruction's own rounding.
-			Claim{Row: policy.Row{Section: "paper 001 §5.3 (spec A.9)", Quantity: q, Paper: h.recon, Computed: 100 * v.VeryStale,
+			Claim{Row: Row{Section: "paper 001 §5.3 (spec A.9)", Quantity: q, Paper: h.recon, Computed: 100 * v.VeryStale,
 				Tol: 0.6, Kind: "recon"}},
 		)
 		q = fmt.Sprintf("crawl intervals with a change, unknown Δ, %g h runs (%%)", h.hours)
 		claims = append(claims,
-			Claim{Row: policy.Row{Section: s, Quantity: q, Paper: h.changedP, Computed: 100 * v.Changed, Tol: 0.05, Kind: "printed",
+			Claim{Row: Row{Section: s, Quantity: q, Paper: h.changedP, Computed: 100 * v.Changed, Tol: 0.05, Kind: "printed",
 				Flag: "printed as the share \"with no change\" (it is the share with one; spec A.8); " + unknown}},
-			Claim{Row: policy.Row{Section: "paper 001 §5.3 (spec A.9)", Quantity: q, Paper: h.changedR, Computed: 100 * v.Changed,
+			Claim{Row: Row{Section: "paper 001 §5.3 (spec A.9)", Quantity: q, Paper: h.changedR, Computed: 100 * v.Changed,
 				Tol: 0.6, Kind: "recon"}},
-			Claim{Row: policy.Row{Section: "paper 001 §5.1 (spec A.9)", Kind: "recon",
+			Claim{Row: Row{Section: "paper 001 §5.1 (spec A.9)", Kind: "recon",
 				Quantity: fmt.Sprintf("cost per hour, C_s = C_c = 1, unknown Δ, %g h runs", h.hours),
 				Paper:    h.costR, Computed: v.CostPerHour, Tol: 0.005}},
 		)
@@ -136,4 +138,35 @@ func VeryStaleClaims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
 	claims = append(claims, Holds(s, "very stale share falls with the horizon, unknown Δ", "9.1% → 3.8%",
 		fmt.Sprintf("%.1f%% → %.1f%%", 100*res[0].VeryStale, 100*res[1].VeryStale), res[1].VeryStale < res[0].VeryStale))
 	return claims, nil
+}
+
+// Paper001Rows reproduce paper 001's optimal refresh ratio (Figs. 1–3,
+// §3.4) and its share of crawl intervals with a change (§5.3), whose label
+// is flagged.
+func Paper001Rows() []Row {
+	const h = 3600.0
+	ratio := func(cc, cs, delta float64) float64 {
+		r, _ := policy.StalenessCost{Crawl: cc, Stale: cs / h}.OptimalRatio(delta * h)
+		return r
+	}
+	eq := policy.StalenessCost{Crawl: 1, Stale: 1 / h}
+	r := ratio(1, 1, 24)
+	rows := []Row{
+		printed("paper 001 Fig. 1", "optimal r, C_c = C_s = 1, Δ = 24 h", 0.3, r, 0.05),
+		derived("paper 001 §3 (spec A.3)", "optimal r, C_c = C_s = 1, Δ = 24 h", 0.3208, r, 5e-5),
+		derived("paper 001 §3 (spec A.3)", "cost per hour at optimal r, C_c = C_s = 1, Δ = 24 h", 0.2744, eq.Rate(24*h, r)*h, 5e-5),
+		printed("paper 001 Fig. 2", "optimal r, C_s = 4·C_c, Δ = 24 h", 0.15, ratio(1, 4, 24), 0.005),
+		flagged(printed("paper 001 Fig. 2", "optimal r, C_c = 4·C_s, Δ = 24 h", 0.8, ratio(4, 1, 24), 0.05),
+			"printed r ≈ 0.8 at C_c ≈ 4·C_s; at exactly 4 it is 0.731, and 0.8 needs C_c/C_s = 4.59"),
+	}
+	for _, d := range []float64{200, 1000} {
+		t, _ := eq.Interval(d * h)
+		rows = append(rows, printed("paper 001 §3.4", fmt.Sprintf("optimal interval / √(2ΔC_c/C_s) at Δ = %g h (asymptote 1)", d),
+			1, t/h/math.Sqrt(2*d), 0.05))
+	}
+	rows = append(rows,
+		flagged(printed("paper 001 §5.3", "crawl intervals with no change at r = 1/3, known Δ (%)", 28.3, 100*(1-policy.ChangedShare(1.0/3)), 0.05),
+			"printed 28.3% \"with no change\"; that is 1 − e^{−1/3}, the share with a change; with no change it is 71.7%"),
+		printed("paper 001 §5.3", "crawl intervals with a change at r = 1/3, known Δ (%)", 28.3, 100*policy.ChangedShare(1.0/3), 0.05))
+	return rows
 }

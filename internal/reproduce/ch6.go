@@ -1,4 +1,6 @@
-package simpolicy
+package reproduce
+
+// Dissertation ch. 6: Table 6.1's changes detected, in the simulator.
 
 import (
 	"context"
@@ -8,9 +10,8 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/sim"
+	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
-
-const week = 7 * day
 
 // Reestimating is the estimating policy of dissertation §6.8.3 (Table
 // 6.1): every page is visited weekly, in fixed order, for its first Learn
@@ -97,8 +98,9 @@ type ChangesDetected = policy.Proportional
 
 // Table61Config sizes the §6.8.3 experiment.
 type Table61Config struct {
-	// Pages per run, drawn by Ch4Pages (Poisson); Weeks simulated (13 in
-	// the dissertation); Learn weekly visits before re-allocating (5).
+	// Pages per run, drawn by simpolicy.Ch4Pages (Poisson); Weeks
+	// simulated (13 in the dissertation); Learn weekly visits before
+	// re-allocating (5).
 	Pages     int
 	Weeks     float64
 	Learn     int
@@ -110,8 +112,8 @@ type Table61Config struct {
 // Table61Result is changes detected over the whole run, per policy and
 // seed, and naive's and ours' relative to uniform in the same seed.
 type Table61Result struct {
-	Uniform, Naive, Ours  Stat
-	NaiveRatio, OursRatio Stat
+	Uniform, Naive, Ours  simpolicy.Stat
+	NaiveRatio, OursRatio simpolicy.Stat
 	// Ordered reports whether ours > naive > uniform in every seed.
 	Ordered bool
 }
@@ -125,7 +127,7 @@ func Table61(ctx context.Context, c Table61Config) (Table61Result, error) {
 	}
 	var jobs []func(context.Context) error
 	for s, seed := range c.Seeds {
-		pages := Ch4Pages(c.Pages, Poisson, 0, seed)
+		pages := simpolicy.Ch4Pages(c.Pages, simpolicy.Poisson, 0, seed)
 		for k := range 3 {
 			jobs = append(jobs, func(ctx context.Context) error {
 				var p sim.Policy = sim.Uniform(c.Pages, budget)
@@ -154,18 +156,18 @@ func Table61(ctx context.Context, c Table61Config) (Table61Result, error) {
 	if err := runAll(ctx, max(c.Parallel, 1), jobs); err != nil {
 		return Table61Result{}, err
 	}
-	ratio := func(k int) Stat {
+	ratio := func(k int) simpolicy.Stat {
 		xs := make([]float64, len(c.Seeds))
 		for s := range xs {
 			xs[s] = res[k][s] / res[0][s]
 		}
-		return stat(xs)
+		return simpolicy.StatOf(xs)
 	}
 	ordered := true
 	for s := range c.Seeds {
 		ordered = ordered && res[2][s] > res[1][s] && res[1][s] > res[0][s]
 	}
-	return Table61Result{Uniform: stat(res[0]), Naive: stat(res[1]), Ours: stat(res[2]),
+	return Table61Result{Uniform: simpolicy.StatOf(res[0]), Naive: simpolicy.StatOf(res[1]), Ours: simpolicy.StatOf(res[2]),
 		NaiveRatio: ratio(1), OursRatio: ratio(2), Ordered: ordered}, nil
 }
 
@@ -177,7 +179,7 @@ func Table61(ctx context.Context, c Table61Config) (Table61Result, error) {
 // dissertation does not say which re-allocation it used (spec §5.8 flag),
 // so the percentages rest on that choice and are flagged; the ordering
 // ours > naive > uniform is the claim checked.
-func Table61Claims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
+func Table61Claims(ctx context.Context, rc Config) ([]Claim, error) {
 	c := Table61Config{Pages: 100000, Weeks: 13, Learn: 5, Allocator: ChangesDetected{}, Parallel: rc.parallel()}
 	if rc.Quick {
 		c.Pages = 10000
@@ -193,8 +195,8 @@ func Table61Claims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
 	setup := fmt.Sprintf("%d pages of ch. 4's mix, 13 weeks, %d seeds", c.Pages, len(c.Seeds))
 	unstated := "the dissertation's pages are 720,000 real ones and its re-allocation rule is not stated; " +
 		"here the changes-detected optimum (proportional to the estimates), on " + setup
-	pct := func(q string, paper float64, st Stat) Claim {
-		return Claim{Row: policy.Row{Section: s, Quantity: q, Paper: paper, Computed: 100 * st.Mean,
+	pct := func(q string, paper float64, st simpolicy.Stat) Claim {
+		return Claim{Row: Row{Section: s, Quantity: q, Paper: paper, Computed: 100 * st.Mean,
 			Tol: 15, Kind: "printed", Flag: unstated}}
 	}
 	return []Claim{

@@ -1,4 +1,4 @@
-package simpolicy
+package reproduce
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
 
 // TestVShapedWorld checks the mix of spec §C.11: 45 of 252 sites with ρ in
@@ -71,7 +72,7 @@ func TestRunSampledExpected(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := stat(w.RunSampled(p, s, 100, 20000, rng))
+			st := simpolicy.StatOf(w.RunSampled(p, s, 100, 20000, rng))
 			if se := st.SD / math.Sqrt(20000); math.Abs(st.Mean-want) > 4*se+5e-4 {
 				t.Errorf("%v s = %d: simulated %.4f ± %.4f, exact %.4f", p, s, st.Mean, se, want)
 			}

@@ -1,4 +1,7 @@
-package simpolicy
+package reproduce
+
+// Paper 004 (Cho & Ntoulas): the sampling world its experiments replay,
+// and the policies run on it. The experiments are in paper004_runs.go.
 
 import (
 	"math"

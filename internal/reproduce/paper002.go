@@ -1,4 +1,7 @@
-package simpolicy
+package reproduce
+
+// Paper 002 (Wolf et al.): average staleness of the optimal, uniform and
+// proportional allocations.
 
 import (
 	"context"
@@ -107,7 +110,7 @@ func poissonModel(rate float64) policy.UpdateModel { return policy.PoissonUpdate
 // (10^4 with Quick), and, in the full run, the spec's reconstructed values
 // at R/N = 2.5. The embarrassment-weighted curves (Fig. 7) need the
 // unstated σ of the result-position model and are not reproduced.
-func Paper002Claims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
+func Paper002Claims(ctx context.Context, rc Config) ([]Claim, error) {
 	n, size := 1000000, "10^6"
 	if rc.Quick {
 		n, size = 10000, "10^4"
@@ -165,7 +168,7 @@ func Paper002Claims(ctx context.Context, rc ReproduceConfig) ([]Claim, error) {
 			continue
 		}
 		for j, pol := range []string{"optimal", "uniform", "proportional"} {
-			claims = append(claims, Claim{Row: policy.Row{Section: "paper 002 §5 (spec B.9)", Kind: "recon",
+			claims = append(claims, Claim{Row: Row{Section: "paper 002 §5 (spec B.9)", Kind: "recon",
 				Quantity: fmt.Sprintf("average staleness, %s, R/N = 2.5, θ = 0, 10^6 pages, %s", r.name, pol),
 				Paper:    r.recon[j], Computed: res[k][j], Tol: 5e-5}})
 		}

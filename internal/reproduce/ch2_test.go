@@ -1,20 +1,22 @@
-package rank
+package reproduce
 
 import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 )
 
 // forward builds the reversed graph Crawl reads.
-func forward(t testing.TB, n int, edges [][2]uint32) *Graph {
+func forward(t testing.TB, n int, edges [][2]uint32) *rank.Graph {
 	t.Helper()
-	var b Builder
+	var b rank.Builder
 	b.AddNode(uint32(n - 1))
 	for _, e := range edges {
-		b.AddEdge(e[0], e[1])
+		b.AddEdge(e[1], e[0])
 	}
-	g, err := b.Reversed().Build(BuildOptions{Dedupe: true})
+	g, err := b.Build(rank.BuildOptions{Dedupe: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func forward(t testing.TB, n int, edges [][2]uint32) *Graph {
 // 5 → 6; 6 → 0; page 7 is unreachable.
 var smallWeb = [][2]uint32{{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {2, 5}, {3, 4}, {3, 5}, {3, 6}, {5, 6}, {6, 0}}
 
-func crawlAll(t *testing.T, g *Graph, o Ordering, opts CrawlOptions) []uint32 {
+func crawlAll(t *testing.T, g *rank.Graph, o rank.Ordering, opts CrawlOptions) []uint32 {
 	t.Helper()
 	order, err := Crawl(g, 0, o, opts)
 	if err != nil {
@@ -37,17 +39,17 @@ func crawlAll(t *testing.T, g *Graph, o Ordering, opts CrawlOptions) []uint32 {
 func TestCrawlOrders(t *testing.T) {
 	g := forward(t, 8, smallWeb)
 	// Breadth-first: in the order links were found.
-	if got, want := crawlAll(t, g, OrderBreadthFirst, CrawlOptions{}), []uint32{0, 1, 2, 3, 4, 5, 6}; !slices.Equal(got, want) {
+	if got, want := crawlAll(t, g, rank.OrderBreadthFirst, CrawlOptions{}), []uint32{0, 1, 2, 3, 4, 5, 6}; !slices.Equal(got, want) {
 		t.Errorf("breadth-first %v, want %v", got, want)
 	}
 	// Backlink: after 0, pages 1–3 have IB' 1 (1 first found); after 1,
 	// 4 has 1 and is behind 2 and 3; after 2, 4 has 2: next; then 3,
 	// then 5 (IB' 2) before 6 (IB' 1).
-	if got, want := crawlAll(t, g, OrderBacklink, CrawlOptions{}), []uint32{0, 1, 2, 4, 3, 5, 6}; !slices.Equal(got, want) {
+	if got, want := crawlAll(t, g, rank.OrderBacklink, CrawlOptions{}), []uint32{0, 1, 2, 4, 3, 5, 6}; !slices.Equal(got, want) {
 		t.Errorf("backlink %v, want %v", got, want)
 	}
 	// Every ordering visits the pages reachable from the seed once each.
-	for _, o := range []Ordering{OrderBreadthFirst, OrderBacklink, OrderPageRank, OrderRandom} {
+	for _, o := range []rank.Ordering{rank.OrderBreadthFirst, rank.OrderBacklink, rank.OrderPageRank, rank.OrderRandom} {
 		for _, every := range []int{1, 3} {
 			got := crawlAll(t, g, o, CrawlOptions{Every: every, Seed: 9})
 			sorted := slices.Sorted(slices.Values(got))
@@ -56,16 +58,14 @@ func TestCrawlOrders(t *testing.T) {
 			}
 		}
 	}
-	if got := crawlAll(t, g, OrderPageRank, CrawlOptions{Limit: 3}); len(got) != 3 {
+	if got := crawlAll(t, g, rank.OrderPageRank, CrawlOptions{Limit: 3}); len(got) != 3 {
 		t.Errorf("limit 3: %d visits", len(got))
 	}
-	if _, err := Crawl(g, 8, OrderBreadthFirst, CrawlOptions{}); err == nil {
+	if _, err := Crawl(g, 8, rank.OrderBreadthFirst, CrawlOptions{}); err == nil {
 		t.Error("a seed outside the graph accepted")
 	}
-	for _, o := range []Ordering{OrderBreadthFirst, OrderBacklink, OrderPageRank, OrderRandom} {
-		if got, err := ParseOrdering(o.String()); err != nil || got != o {
-			t.Errorf("ParseOrdering(%q) = %v, %v", o, got, err)
-		}
+	if _, err := Crawl(g, 0, rank.OrderTopic, CrawlOptions{}); err == nil {
+		t.Error("topic ordering accepted by the one-queue crawl")
 	}
 }
 
@@ -73,15 +73,15 @@ func TestCrawlOrders(t *testing.T) {
 // next page is the frontier page of highest PageRank over the links seen,
 // which this test recomputes from scratch at every step.
 func TestPageRankOrderEveryVisit(t *testing.T) {
-	b, err := Synthetic(DefaultSynthetic(400, 3000, 3))
+	b, err := rank.Synthetic(rank.DefaultSynthetic(400, 3000, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _ := b.Reversed().Build(BuildOptions{})
-	order := crawlAll(t, g, OrderPageRank, CrawlOptions{Every: 1})
+	g, _ := reversed(b).Build(rank.BuildOptions{})
+	order := crawlAll(t, g, rank.OrderPageRank, CrawlOptions{Every: 1})
 	visited := map[uint32]bool{}
 	for k := 1; k < min(len(order), 60); k++ {
-		var known Builder
+		var known rank.Builder
 		known.AddNode(399)
 		found := map[uint32]int{order[0]: 0}
 		for i, p := range order[:k] {
@@ -93,8 +93,8 @@ func TestPageRankOrderEveryVisit(t *testing.T) {
 				}
 			}
 		}
-		kg, _ := known.Build(BuildOptions{})
-		res, _ := PageRank(kg, Options{Dangling: DanglingSink, Tolerance: 1e-12})
+		kg, _ := known.Build(rank.BuildOptions{})
+		res, _ := rank.PageRank(kg, rank.Options{Dangling: rank.DanglingSink, Tolerance: 1e-12})
 		best := -1.0
 		for v := range found {
 			if !visited[v] {
@@ -145,12 +145,12 @@ func TestHotAndTopFound(t *testing.T) {
 // claim 6: about 0.5, 2.5 times random), and PageRank ordering is ahead of
 // backlink ordering although the target is backlinks (claim 9).
 func TestOrderingShape(t *testing.T) {
-	b, err := Synthetic(DefaultSynthetic(20000, 200000, 11))
+	b, err := rank.Synthetic(rank.DefaultSynthetic(20000, 200000, 11))
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, _ := b.Build(BuildOptions{})
-	g, _ := b.Reversed().Build(BuildOptions{})
+	full, _ := b.Build(rank.BuildOptions{})
+	g, _ := reversed(b).Build(rank.BuildOptions{})
 	ib := full.Backlinks()
 	imp := make([]float64, len(ib))
 	for i, x := range ib {
@@ -158,14 +158,14 @@ func TestOrderingShape(t *testing.T) {
 	}
 	sorted := slices.Sorted(slices.Values(imp))
 	gHot := sorted[len(sorted)*99/100]
-	at := func(o Ordering) float64 {
+	at := func(o rank.Ordering) float64 {
 		order, err := Crawl(g, 0, o, CrawlOptions{Every: 200, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return HotFound(order, imp, gHot)[len(order)/5]
 	}
-	random, bfs, back, pr := at(OrderRandom), at(OrderBreadthFirst), at(OrderBacklink), at(OrderPageRank)
+	random, bfs, back, pr := at(rank.OrderRandom), at(rank.OrderBreadthFirst), at(rank.OrderBacklink), at(rank.OrderPageRank)
 	t.Logf("P_ST at 20%% crawled, top 1%% by backlinks: random %.3f, breadth-first %.3f, backlink %.3f, pagerank %.3f", random, bfs, back, pr)
 	if back < 2*0.2 || pr < 2*0.2 {
 		t.Errorf("backlink %.3f and pagerank %.3f orderings should find twice the 0.2 of a random crawler", back, pr)
@@ -192,7 +192,7 @@ func TestTopicCrawl(t *testing.T) {
 		named[0][i] = v == 3
 	}
 	crawl := func(distance bool) []uint32 {
-		order, err := TopicCrawl(g, 0, OrderBreadthFirst, CrawlOptions{}, &Topic{Hot: hot, Named: named, Distance: distance})
+		order, err := TopicCrawl(g, 0, rank.OrderBreadthFirst, CrawlOptions{}, &Topic{Hot: hot, Named: named, Distance: distance})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +207,19 @@ func TestTopicCrawl(t *testing.T) {
 	if got, want := crawl(true), []uint32{0, 3, 4, 5, 1, 2, 6, 7}; !slices.Equal(got, want) {
 		t.Errorf("with the distance rule: %v, want %v", got, want)
 	}
-	if _, err := TopicCrawl(g, 0, OrderBreadthFirst, CrawlOptions{}, &Topic{Hot: hot[:3]}); err == nil {
+	if _, err := TopicCrawl(g, 0, rank.OrderBreadthFirst, CrawlOptions{}, &Topic{Hot: hot[:3]}); err == nil {
 		t.Error("a topic of the wrong size accepted")
 	}
+}
+
+// reversed returns a builder of b's links reversed, whose graph lists
+// each node's out-links as its in-links: the graph Crawl reads.
+func reversed(b *rank.Builder) *rank.Builder {
+	r := &rank.Builder{}
+	r.AddNode(uint32(b.Nodes() - 1))
+	for i := range b.Edges() {
+		u, v := b.Edge(i)
+		r.AddEdge(v, u)
+	}
+	return r
 }

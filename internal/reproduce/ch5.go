@@ -1,37 +1,16 @@
-package policy
+package reproduce
+
+// Dissertation ch. 5 (Cho's refresh policies), in closed form: the
+// sync-order comparisons, the gamma-rate table, the two-element example,
+// Tables 5.5–5.7 and the optimal-frequency curve, each row set against
+// package policy's allocators.
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
-
-// A Row sets one number a paper prints (or that the requirements spec
-// derives from a paper's formulas) against the number this package
-// computes, for `freshcrawl reproduce`.
-type Row struct {
-	// Section is where the number is printed, e.g. "diss. §5.5.4 Table 5.5".
-	Section string
-	// Quantity says what the number is, with its unit.
-	Quantity string
-	// Paper is the printed (or derived) value, Computed ours.
-	Paper, Computed float64
-	// Tol is how far apart the two may be and still agree: half a unit of
-	// the last printed digit for printed values, the spec's rounding for
-	// derived ones.
-	Tol float64
-	// Kind is "printed", or "derived" for values the spec computed from the
-	// paper's formulas.
-	Kind string
-	// Flag, when set, says why the paper's number is wrong or rests on an
-	// assumption; such a row is reported, not "fixed".
-	Flag string
-}
-
-// Agrees reports whether the computed value is within Tol of the paper's.
-func (r Row) Agrees() bool { return math.Abs(r.Paper-r.Computed) <= r.Tol }
-
-// day converts: rates per day to per second and frequencies back.
-const day = 86400.0
 
 func printed(section, quantity string, paper, computed, tol float64) Row {
 	return Row{Section: section, Quantity: quantity, Paper: paper, Computed: computed, Tol: tol, Kind: "printed"}
@@ -60,9 +39,9 @@ func bisect(fn func(float64) float64, lo, hi float64) float64 {
 // OrderRows are the sync-order comparisons of dissertation §5.4.4 (Table
 // 5.2) at r = 1, with the two printed comparisons that do not hold flagged.
 func OrderRows() []Row {
-	fix, pr := Freshness(FixedOrder, 1, 1), Freshness(PurelyRandom, 1, 1)
-	afix, arand, apr := Age(FixedOrder, 1, 1), Age(RandomOrder, 1, 1), Age(PurelyRandom, 1, 1)
-	r08 := bisect(func(r float64) float64 { return Freshness(FixedOrder, r, 1) - 0.8 }, 0.01, 10)
+	fix, pr := policy.Freshness(policy.FixedOrder, 1, 1), policy.Freshness(policy.PurelyRandom, 1, 1)
+	afix, arand, apr := policy.Age(policy.FixedOrder, 1, 1), policy.Age(policy.RandomOrder, 1, 1), policy.Age(policy.PurelyRandom, 1, 1)
+	r08 := bisect(func(r float64) float64 { return policy.Freshness(policy.FixedOrder, r, 1) - 0.8 }, 0.01, 10)
 	return []Row{
 		printed("diss. §5.4.4", "fixed-order freshness at r = 1", 0.63, fix, 0.005),
 		printed("diss. §5.4.4", "largest r with fixed-order freshness ≥ 0.8", 0.46, r08, 0.005),
@@ -79,11 +58,11 @@ func OrderRows() []Row {
 func GammaRows() []Row {
 	const s = "diss. §5.5.1 Table 5.3"
 	return []Row{
-		derived(s, "uniform freshness, δ² = 0.3, r = 1", 0.65405, GammaUniformFreshness(1, 0.3), 5e-6),
-		derived(s, "proportional freshness, r = 1", 0.63212, GammaProportionalFreshness(1), 5e-6),
-		derived(s, "uniform age / I, δ² = 0.3, r = 1", 0.12566, GammaUniformAge(1, 0.3), 5e-6),
-		derived(s, "proportional age / I, δ² = 0.3, r = 1", 0.18874, GammaProportionalAge(1, 0.3), 5e-6),
-		derived(s, "uniform freshness, δ² → 1 limit ln 2, r = 1", 0.693147, GammaUniformFreshness(1, 1), 5e-7),
+		derived(s, "uniform freshness, δ² = 0.3, r = 1", 0.65405, policy.GammaUniformFreshness(1, 0.3), 5e-6),
+		derived(s, "proportional freshness, r = 1", 0.63212, policy.GammaProportionalFreshness(1), 5e-6),
+		derived(s, "uniform age / I, δ² = 0.3, r = 1", 0.12566, policy.GammaUniformAge(1, 0.3), 5e-6),
+		derived(s, "proportional age / I, δ² = 0.3, r = 1", 0.18874, policy.GammaProportionalAge(1, 0.3), 5e-6),
+		derived(s, "uniform freshness, δ² → 1 limit ln 2, r = 1", 0.693147, policy.GammaUniformFreshness(1, 1), 5e-7),
 	}
 }
 
@@ -146,10 +125,10 @@ func TwoElementRows() []Row {
 		}
 		rows = append(rows, printed(s, fmt.Sprintf("best f1 at total %d", t.total), float64(t.best), float64(best), 0))
 	}
-	pages := []Page{{Rate: 9 / day}, {Rate: 1 / day}}
+	pages := []policy.Page{{Rate: 9 / day}, {Rate: 1 / day}}
 	x := func(total float64) float64 {
 		f := make([]float64, 2)
-		OptimalFreshness{}.Allocate(pages, total/day, f)
+		policy.OptimalFreshness{}.Allocate(pages, total/day, f)
 		return f[1] * day / total
 	}
 	const p = "diss. §5.5.3 Fig. 5.13"
@@ -164,15 +143,19 @@ func TwoElementRows() []Row {
 
 // exampleRows solves an example (rates per day, budget per day) and
 // returns its frequency rows against the printed ones.
-func exampleRows(section, what string, a Allocator, pages []Page, budget float64, paper []float64) []Row {
+func exampleRows(section, what string, a policy.Allocator, pages []policy.Page, budget float64, paper []float64) []Row {
 	f := make([]float64, len(pages))
 	if err := a.Allocate(pages, budget, f); err != nil {
 		panic(err) // the examples are valid inputs
 	}
 	rows := make([]Row, len(pages))
 	for i := range pages {
+		w := pages[i].Weight
+		if w == 0 {
+			w = 1 // policy's default weight
+		}
 		rows[i] = printed(section, fmt.Sprintf("%s sync frequency of page %d, λ = %g/day, w = %g (/day)",
-			what, i+1, pages[i].Rate*day, pages[i].weight()), paper[i], f[i]*day, 0.005)
+			what, i+1, pages[i].Rate*day, w), paper[i], f[i]*day, 0.005)
 	}
 	return rows
 }
@@ -180,10 +163,10 @@ func exampleRows(section, what string, a Allocator, pages []Page, budget float64
 // Example54Rows reproduce Example 5.4 (Table 5.5): five pages changing 1..5
 // times a day, 5 syncs a day, freshness- and age-optimal.
 func Example54Rows() []Row {
-	pages := []Page{{Rate: 1 / day}, {Rate: 2 / day}, {Rate: 3 / day}, {Rate: 4 / day}, {Rate: 5 / day}}
+	pages := []policy.Page{{Rate: 1 / day}, {Rate: 2 / day}, {Rate: 3 / day}, {Rate: 4 / day}, {Rate: 5 / day}}
 	const s = "diss. §5.5.4 Table 5.5"
-	rows := exampleRows(s, "freshness-optimal", OptimalFreshness{}, pages, 5/day, []float64{1.15, 1.36, 1.35, 1.14, 0})
-	rows = append(rows, exampleRows(s, "age-optimal", OptimalAge{}, pages, 5/day, []float64{0.84, 0.97, 1.03, 1.07, 1.09})...)
+	rows := exampleRows(s, "freshness-optimal", policy.OptimalFreshness{}, pages, 5/day, []float64{1.15, 1.36, 1.35, 1.14, 0})
+	rows = append(rows, exampleRows(s, "age-optimal", policy.OptimalAge{}, pages, 5/day, []float64{0.84, 0.97, 1.03, 1.07, 1.09})...)
 	rows[5].Flag = "printed 0.84; the optimum is 0.8349, which rounds to 0.83 (the other four age values round as printed)"
 	return rows
 }
@@ -191,22 +174,22 @@ func Example54Rows() []Row {
 // Example55Rows reproduce Example 5.5 (Table 5.6): six pages in two weight
 // classes, 6 syncs a day.
 func Example55Rows() []Row {
-	var pages []Page
+	var pages []policy.Page
 	for _, w := range []float64{1, 2} {
 		for l := 1.0; l <= 3; l++ {
-			pages = append(pages, Page{Rate: l / day, Weight: w})
+			pages = append(pages, policy.Page{Rate: l / day, Weight: w})
 		}
 	}
 	const s = "diss. §5.6 Table 5.6"
-	rows := exampleRows(s, "freshness-optimal", OptimalFreshness{}, pages, 6/day, []float64{0.78, 0.76, 0, 1.28, 1.56, 1.62})
-	return append(rows, exampleRows(s, "age-optimal", OptimalAge{}, pages, 6/day, []float64{0.76, 0.88, 0.94, 0.99, 1.17, 1.26})...)
+	rows := exampleRows(s, "freshness-optimal", policy.OptimalFreshness{}, pages, 6/day, []float64{0.78, 0.76, 0, 1.28, 1.56, 1.62})
+	return append(rows, exampleRows(s, "age-optimal", policy.OptimalAge{}, pages, 6/day, []float64{0.76, 0.88, 0.94, 0.99, 1.17, 1.26})...)
 }
 
 // CurveRows reproduce the shape of the optimal-freshness curve (§5.5.4,
 // Fig. 5.15): at μ = 1 it peaks at (λ, f) ≈ (0.53, 0.3) and reaches 0 at
 // λ = 1.
 func CurveRows() []Row {
-	f := func(l float64) float64 { return FreshnessFrequency(l, 1, 1) }
+	f := func(l float64) float64 { return policy.FreshnessFrequency(l, 1, 1) }
 	// Golden-section search for the peak; the curve is unimodal.
 	a, b := 0.01, 0.99
 	for range 200 {
@@ -231,27 +214,27 @@ func CurveRows() []Row {
 // print and the spec assumes, monthly (16%), 4-monthly (16%) and yearly
 // (30%). Every row carries that assumption as its flag.
 func Table57Rows() []Row {
-	var pages []Page
+	var pages []policy.Page
 	for _, c := range []struct {
 		share int
 		every float64
 	}{{23, 1}, {15, 7}, {16, 30}, {16, 120}, {30, 365}} {
 		for range c.share {
-			pages = append(pages, Page{Rate: 1 / (c.every * day)})
+			pages = append(pages, policy.Page{Rate: 1 / (c.every * day)})
 		}
 	}
 	budget := float64(len(pages)) / (30 * day)
 	f := make([]float64, len(pages))
-	eval := func(a Allocator) (fresh, age float64) {
+	eval := func(a policy.Allocator) (fresh, age float64) {
 		if err := a.Allocate(pages, budget, f); err != nil {
 			panic(err)
 		}
-		return Collection(pages, f)
+		return policy.Collection(pages, f)
 	}
-	fp, ap := eval(Proportional{})
-	fu, au := eval(Uniform{})
-	fo, _ := eval(OptimalFreshness{})
-	_, ao := eval(OptimalAge{})
+	fp, ap := eval(policy.Proportional{})
+	fu, au := eval(policy.Uniform{})
+	fo, _ := eval(policy.OptimalFreshness{})
+	_, ao := eval(policy.OptimalAge{})
 	const s = "diss. §5.7 Table 5.7"
 	const assumed = "rate shares past 23% daily and 15% weekly are assumed (16/16/30% monthly, 4-monthly, yearly)"
 	return []Row{
@@ -264,44 +247,4 @@ func Table57Rows() []Row {
 		flagged(printed(s, "freshness gain, optimal over proportional, from the printed 0.12 → 0.62 (%)", 500, 100*(0.62/0.12-1), 0.5),
 			"printed \"500% increase\"; 0.62/0.12 is ×5.2, an increase of 417%"),
 	}
-}
-
-// Paper001Rows reproduce paper 001's optimal refresh ratio (Figs. 1–3,
-// §3.4) and its share of crawl intervals with a change (§5.3), whose label
-// is flagged.
-func Paper001Rows() []Row {
-	const h = 3600.0
-	ratio := func(cc, cs, delta float64) float64 {
-		r, _ := StalenessCost{Crawl: cc, Stale: cs / h}.OptimalRatio(delta * h)
-		return r
-	}
-	eq := StalenessCost{Crawl: 1, Stale: 1 / h}
-	r := ratio(1, 1, 24)
-	rows := []Row{
-		printed("paper 001 Fig. 1", "optimal r, C_c = C_s = 1, Δ = 24 h", 0.3, r, 0.05),
-		derived("paper 001 §3 (spec A.3)", "optimal r, C_c = C_s = 1, Δ = 24 h", 0.3208, r, 5e-5),
-		derived("paper 001 §3 (spec A.3)", "cost per hour at optimal r, C_c = C_s = 1, Δ = 24 h", 0.2744, eq.Rate(24*h, r)*h, 5e-5),
-		printed("paper 001 Fig. 2", "optimal r, C_s = 4·C_c, Δ = 24 h", 0.15, ratio(1, 4, 24), 0.005),
-		flagged(printed("paper 001 Fig. 2", "optimal r, C_c = 4·C_s, Δ = 24 h", 0.8, ratio(4, 1, 24), 0.05),
-			"printed r ≈ 0.8 at C_c ≈ 4·C_s; at exactly 4 it is 0.731, and 0.8 needs C_c/C_s = 4.59"),
-	}
-	for _, d := range []float64{200, 1000} {
-		t, _ := eq.Interval(d * h)
-		rows = append(rows, printed("paper 001 §3.4", fmt.Sprintf("optimal interval / √(2ΔC_c/C_s) at Δ = %g h (asymptote 1)", d),
-			1, t/h/math.Sqrt(2*d), 0.05))
-	}
-	rows = append(rows,
-		flagged(printed("paper 001 §5.3", "crawl intervals with no change at r = 1/3, known Δ (%)", 28.3, 100*(1-ChangedShare(1.0/3)), 0.05),
-			"printed 28.3% \"with no change\"; that is 1 − e^{−1/3}, the share with a change; with no change it is 71.7%"),
-		printed("paper 001 §5.3", "crawl intervals with a change at r = 1/3, known Δ (%)", 28.3, 100*ChangedShare(1.0/3), 0.05))
-	return rows
-}
-
-// AllRows is every reproduction row of this package, in the order above.
-func AllRows() []Row {
-	var rows []Row
-	for _, f := range []func() []Row{OrderRows, GammaRows, TwoElementRows, Example54Rows, Example55Rows, CurveRows, Table57Rows, Paper001Rows} {
-		rows = append(rows, f()...)
-	}
-	return rows
 }

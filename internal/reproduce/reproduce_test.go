@@ -1,16 +1,14 @@
-package simpolicy
+package reproduce
 
 import (
 	"slices"
 	"testing"
-
-	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
 
 // TestClaimVerdict checks the four verdicts and the ordering form.
 func TestClaimVerdict(t *testing.T) {
 	row := func(paper, computed, tol float64, flag string) Claim {
-		return Claim{Row: policy.Row{Paper: paper, Computed: computed, Tol: tol, Flag: flag}}
+		return Claim{Row: Row{Paper: paper, Computed: computed, Tol: tol, Flag: flag}}
 	}
 	tests := []struct {
 		name string

@@ -1,0 +1,248 @@
+// Package figure draws the line charts of freshcrawl's reports and
+// reproductions on gonum/plot, as PNG or SVG: one Panel alone (a chart with
+// its legend inside), or a Grid of panels sharing one legend. Callers
+// describe what to draw with this package's types and never touch
+// gonum/plot, so the plotting scaffolding (canvases, formats, styles)
+// lives here once.
+package figure
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Colours of lines, dark enough on white and distinct from one another:
+// the Tableau 10 palette, and black.
+var (
+	Blue   = color.RGBA{0x1f, 0x77, 0xb4, 0xff}
+	Red    = color.RGBA{0xd6, 0x27, 0x28, 0xff}
+	Green  = color.RGBA{0x2c, 0xa0, 0x2c, 0xff}
+	Purple = color.RGBA{0x94, 0x67, 0xbd, 0xff}
+	Orange = color.RGBA{0xff, 0x7f, 0x0e, 0xff}
+	Brown  = color.RGBA{0x8c, 0x56, 0x4b, 0xff}
+	Pink   = color.RGBA{0xe3, 0x77, 0xc2, 0xff}
+	Grey   = color.RGBA{0x7f, 0x7f, 0x7f, 0xff}
+	Cyan   = color.RGBA{0x17, 0xbe, 0xcf, 0xff}
+	Olive  = color.RGBA{0xbc, 0xbd, 0x22, 0xff}
+	Black  = color.RGBA{0x00, 0x00, 0x00, 0xff}
+)
+
+// Mark is the shape drawn at each point of a line.
+type Mark uint8
+
+// The marks; NoMark draws the line alone.
+const (
+	NoMark Mark = iota
+	Circle
+	Square
+	Triangle
+	Cross
+	Plus
+	Ring
+	Box
+	Pyramid
+)
+
+// Marks lists the marks in the order a figure of many lines cycles
+// through them.
+func Marks() []Mark { return []Mark{Circle, Square, Triangle, Cross, Plus, Ring, Box, Pyramid} }
+
+func (m Mark) glyph() draw.GlyphDrawer {
+	return [...]draw.GlyphDrawer{nil, draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{},
+		draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}[m]
+}
+
+// markRadius is the size of every mark.
+const markRadius = 3
+
+// Point is one point of a line.
+type Point struct{ X, Y float64 }
+
+// Line is one curve of a panel.
+type Line struct {
+	// Name is the line's legend entry; a line without one has none.
+	Name   string
+	Points []Point
+	// Color is the line's colour; nil is black.
+	Color color.Color
+	// Width is the line's width in points; zero is 1.
+	Width float64
+	// Dashes are the lengths, in points, of the dashes and the gaps
+	// between them; nil draws a solid line.
+	Dashes []float64
+	// Mark is drawn at each point, in the line's colour.
+	Mark Mark
+}
+
+// Axis is one axis of a panel.
+type Axis struct {
+	Label string
+	// Min and Max fix the axis's range; when both are zero the range fits
+	// the data. Points outside a fixed range are drawn beyond the axis.
+	Min, Max float64
+	// Log draws the axis on a logarithmic scale.
+	Log bool
+	// Ticks, when given, are the only values marked, each labelled with
+	// its shortest decimal form.
+	Ticks []float64
+}
+
+// Panel is one chart: a title, two axes and the lines, drawn in order over
+// a background grid.
+type Panel struct {
+	Title string
+	X, Y  Axis
+	Lines []Line
+}
+
+// Size is a figure's size and, for PNG, its resolution.
+type Size struct {
+	Width, Height float64 // inches
+	DPI           int     // dots per inch of a PNG; SVG is resolution-free
+}
+
+// Write draws the panel alone, its legend in the bottom right corner, and
+// writes it to w as format "png" or "svg".
+func (p Panel) Write(w io.Writer, format string, size Size) error {
+	return write(w, format, size, func(dc draw.Canvas) error {
+		pl, _, err := p.plot(false)
+		if err != nil {
+			return err
+		}
+		pl.Draw(dc)
+		return nil
+	})
+}
+
+// write draws with drawFn on a canvas of size in format and writes the
+// canvas to w.
+func write(w io.Writer, format string, size Size, drawFn func(draw.Canvas) error) error {
+	width, height := vg.Length(size.Width)*vg.Inch, vg.Length(size.Height)*vg.Inch
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(size.DPI))}
+	case "svg":
+		c = vgsvg.New(width, height)
+	default:
+		return fmt.Errorf("plot: unknown format %q (want png or svg)", format)
+	}
+	if err := drawFn(draw.New(c)); err != nil {
+		return err
+	}
+	_, err := c.WriteTo(w)
+	return err
+}
+
+// plot builds the panel's gonum plot and returns with it the legend
+// thumbnails of its named lines, in order. A panel of a grid (inGrid)
+// has larger text and lighter grid lines, and no legend of its own: the
+// grid's legend is drawn beside it.
+func (p Panel) plot(inGrid bool) (*plot.Plot, [][]plot.Thumbnailer, error) {
+	pl := plot.New()
+	pl.Title.Text = p.Title
+	pl.X.Label.Text, pl.Y.Label.Text = p.X.Label, p.Y.Label
+	for _, a := range []struct {
+		ax   *plot.Axis
+		spec Axis
+	}{{&pl.X, p.X}, {&pl.Y, p.Y}} {
+		if a.spec.Log {
+			a.ax.Scale = plot.LogScale{}
+		}
+		if a.spec.Ticks != nil {
+			a.ax.Tick.Marker = ticks(a.spec.Ticks)
+		}
+	}
+	grid := plotter.NewGrid()
+	if inGrid {
+		pl.Title.TextStyle.Font.Size = vg.Points(14)
+		for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
+			a.Label.TextStyle.Font.Size = vg.Points(12)
+			a.Tick.Label.Font.Size = vg.Points(11)
+		}
+		grid.Vertical.Color = color.Gray{0xe0}
+		grid.Horizontal.Color = color.Gray{0xe0}
+	}
+	pl.Add(grid)
+	var thumbs [][]plot.Thumbnailer
+	for _, l := range p.Lines {
+		th, err := l.add(pl)
+		if err != nil {
+			return nil, nil, err
+		}
+		if l.Name == "" {
+			continue
+		}
+		if !inGrid {
+			pl.Legend.Add(l.Name, th...)
+		}
+		thumbs = append(thumbs, th)
+	}
+	// Add widens the axes to the data, so a fixed range is set last.
+	if p.X.Min != 0 || p.X.Max != 0 {
+		pl.X.Min, pl.X.Max = p.X.Min, p.X.Max
+	}
+	if p.Y.Min != 0 || p.Y.Max != 0 {
+		pl.Y.Min, pl.Y.Max = p.Y.Min, p.Y.Max
+	}
+	return pl, thumbs, nil
+}
+
+// add adds the line, and its marks if it has any, to pl and returns what
+// its legend entry shows.
+func (l Line) add(pl *plot.Plot) ([]plot.Thumbnailer, error) {
+	xys := make(plotter.XYs, len(l.Points))
+	for i, pt := range l.Points {
+		xys[i] = plotter.XY{X: pt.X, Y: pt.Y}
+	}
+	var line *plotter.Line
+	var marks *plotter.Scatter
+	var err error
+	if l.Mark == NoMark {
+		line, err = plotter.NewLine(xys)
+	} else {
+		line, marks, err = plotter.NewLinePoints(xys)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("plot %s: %w", l.Name, err)
+	}
+	if l.Color != nil {
+		line.Color = l.Color
+	}
+	if l.Width != 0 {
+		line.Width = vg.Points(l.Width)
+	}
+	if l.Dashes != nil {
+		line.Dashes = make([]vg.Length, len(l.Dashes))
+		for i, d := range l.Dashes {
+			line.Dashes[i] = vg.Points(d)
+		}
+	}
+	if marks == nil {
+		pl.Add(line)
+		return []plot.Thumbnailer{line}, nil
+	}
+	marks.Color = line.Color
+	marks.Shape = l.Mark.glyph()
+	marks.Radius = vg.Points(markRadius)
+	pl.Add(line, marks)
+	return []plot.Thumbnailer{line, marks}, nil
+}
+
+// ticks marks exactly the given values.
+func ticks(vs []float64) plot.ConstantTicks {
+	t := make([]plot.Tick, len(vs))
+	for i, v := range vs {
+		t[i] = plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)}
+	}
+	return t
+}
