@@ -12,6 +12,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 )
 
@@ -59,7 +60,7 @@ func TestExampleConfig(t *testing.T) {
 		WARCMaxSize:    1 << 30,
 		Logger:         slog.Default(),
 		Policy:         refresh.Optimal,
-		Ordering:       crawler.OrderBreadthFirst,
+		Ordering:       rank.OrderBreadthFirst,
 		RankInterval:   5 * time.Second,
 		Topic:          "computer",
 		Objective:      refresh.Freshness,

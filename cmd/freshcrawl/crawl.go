@@ -20,6 +20,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -126,7 +127,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.dataDir, "data", defaultDataDir, "data `directory`: state/ (Pebble) and warc/ (WARC files); an existing one is resumed")
 	fs.DurationVar(&o.runFor, "for", 0, "stop after this `duration` (0: run until interrupted)")
 	fs.IntVar(&o.maxPages, "max-pages", 0, "collection capacity: once this many pages are held, breadth-first order only revisits; backlink or pagerank order goes on exploring and keeps a newcomer in the place of a less important page, which leaves (0: no limit)")
-	fs.StringVar(&o.ordering, "ordering", string(crawler.OrderBreadthFirst), "order of new URLs: breadth-first (each host's in the order found), backlink (most links from pages fetched), pagerank (highest PageRank over the graph fetched) or topic (URLs whose link text or URL names -topic first)")
+	fs.StringVar(&o.ordering, "ordering", string(rank.OrderBreadthFirst), "order of new URLs: breadth-first (each host's in the order found), backlink (most links from pages fetched), pagerank (highest PageRank over the graph fetched) or topic (URLs whose link text or URL names -topic first)")
 	fs.StringVar(&o.topic, "topic", "", "the `word` -ordering topic looks for")
 	fs.DurationVar(&o.rankInterval, "rank-interval", crawler.DefaultRankInterval, "how often -ordering recomputes importance")
 	fs.Float64Var(&o.budget, "budget", defaultBudget, "fetches per second over all hosts (0: no limit but -delay and -workers)")
@@ -274,9 +275,9 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		return crawler.Config{}, usagef("-revisit %v is negative", o.revisit)
 	case !slices.Contains(refresh.Names, refresh.Name(o.policy)):
 		return crawler.Config{}, usagef("-policy %q: want one of %v", o.policy, refresh.Names)
-	case !slices.Contains(crawler.Orderings, crawler.Ordering(o.ordering)):
+	case !slices.Contains(crawler.Orderings, rank.Ordering(o.ordering)):
 		return crawler.Config{}, usagef("-ordering %q: want one of %v", o.ordering, crawler.Orderings)
-	case o.ordering == string(crawler.OrderTopic) && strings.TrimSpace(o.topic) == "":
+	case o.ordering == string(rank.OrderTopic) && strings.TrimSpace(o.topic) == "":
 		return crawler.Config{}, usagef("-ordering topic needs -topic WORD")
 	case strings.ContainsAny(strings.TrimSpace(o.topic), " \t"):
 		return crawler.Config{}, usagef("-topic %q: one word", o.topic)
@@ -317,7 +318,7 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		MaxCrawlDelay:  o.maxCrawlDelay,
 		Revisit:        o.revisit,
 		Policy:         refresh.Name(o.policy),
-		Ordering:       crawler.Ordering(o.ordering),
+		Ordering:       rank.Ordering(o.ordering),
 		RankInterval:   o.rankInterval,
 		Topic:          o.topic,
 		Objective:      refresh.Objective(o.objective),

@@ -17,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -203,14 +202,14 @@ type rankInput struct {
 	name  string
 	b     *rank.Builder
 	ids   []uint64           // the input's node ids; nil: the dense ids are the ids
-	crawl *crawler.LinkGraph // a crawl's graph, whose nodes are URLs
+	crawl *datadir.LinkGraph // a crawl's graph, whose nodes are URLs
 }
 
 // load reads or makes the graph o names.
 func (o *rankOptions) load() (*rankInput, error) {
 	switch {
 	case o.data != "":
-		crawl, err := crawler.ReadLinkGraph(o.data)
+		crawl, err := datadir.ReadLinkGraph(o.data)
 		switch {
 		case errors.Is(err, datadir.ErrNoCrawl):
 			return nil, usageError{err}

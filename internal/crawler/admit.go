@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
@@ -95,7 +96,7 @@ func (c *Crawler) admitLinks(pr *pageResult, found []discovered) []discovered {
 		}
 		found = append(found, discovered{url: l.URL, kind: store.KindPage, checked: true})
 		edges = append(edges, l.URL)
-		if c.cfg.Ordering == OrderTopic {
+		if c.cfg.Ordering == rank.OrderTopic {
 			pr.named = append(pr.named, strings.Contains(strings.ToLower(l.Anchor), c.cfg.Topic) ||
 				strings.Contains(l.URL, c.cfg.Topic))
 		}

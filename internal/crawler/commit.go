@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -118,7 +119,7 @@ func (c *Crawler) commit(batch []outcome) error {
 		return err
 	}
 	if c.ranker != nil {
-		c.ranker.observe(ranked)
+		c.ranker.Observe(ranked)
 	}
 	c.release(batch, recs, enq)
 	for i := range batch {
@@ -131,9 +132,9 @@ func (c *Crawler) commit(batch []outcome) error {
 
 // stageBatch stages every state change of the batch in one transaction
 // and commits it; it returns what the ranking is to learn of it.
-func (c *Crawler) stageBatch(batch []outcome, recs []*record, enq map[string]int) ([]rankUpdate, error) {
+func (c *Crawler) stageBatch(batch []outcome, recs []*record, enq map[string]int) ([]rank.Update, error) {
 	txn := c.store.Begin()
-	var ranked []rankUpdate
+	var ranked []rank.Update
 	if c.ranker != nil {
 		c.cm.inBatch = map[string]bool{}
 		for i := range batch {
@@ -150,7 +151,7 @@ func (c *Crawler) stageBatch(batch []outcome, recs []*record, enq map[string]int
 		ranked = c.rankUpdates(ranked, &batch[i], recs[i])
 	}
 	for _, ev := range c.cm.evicted {
-		ranked = append(ranked, rankUpdate{url: ev, state: stateEvicted})
+		ranked = append(ranked, rank.Update{URL: ev, State: rank.Evicted})
 	}
 	c.cm.evicted = c.cm.evicted[:0]
 	return ranked, txn.Commit()
@@ -181,7 +182,7 @@ func (c *Crawler) record(o *outcome, now time.Time) (*record, error) {
 		in.resp = &answer{status: r.Status, etag: r.Header.Get("ETag"), lastModified: r.Header.Get("Last-Modified"), location: r.Location}
 	}
 	if c.ranker != nil && pr.item.Kind == store.KindPage {
-		in.weight, in.weighed = c.ranker.weight(pr.item.URL), true
+		in.weight, in.weighed = c.ranker.Weight(pr.item.URL), true
 	}
 	tr := nextRow(pr.prev, pr.known, in, now)
 	c.decide(o.t.h, pr, &tr, now)

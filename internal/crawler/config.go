@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
@@ -56,12 +58,19 @@ type Config struct {
 	// page held, which then leaves the collection for it. Zero means no
 	// limit.
 	MaxPages int
-	// Ordering is how new URLs are chosen; empty means OrderBreadthFirst.
-	Ordering Ordering
+	// Ordering is how new URLs are chosen (dissertation ch. 2): in the
+	// order found, rank.OrderBreadthFirst (empty means it), or by an
+	// importance estimate over the link graph fetched so far:
+	// rank.OrderBacklink (IB'), rank.OrderPageRank (IR') or
+	// rank.OrderTopic, §2.5.4's similarity crawler (Algorithm 2.5.2) for
+	// the word Topic: URLs whose link text or URL names it come first,
+	// each group in the order found, and under refinement the pages hot
+	// for it (rank.TopicHot) are the ones kept.
+	Ordering rank.Ordering
 	// RankInterval is how often the ordering's importance is recomputed;
 	// zero means DefaultRankInterval.
 	RankInterval time.Duration
-	// Topic is the word OrderTopic looks for (one word, compared in lower
+	// Topic is the word rank.OrderTopic looks for (one word, compared in lower
 	// case).
 	Topic string
 	// Budget is the global rate of requests, per second, over all hosts.
@@ -163,6 +172,20 @@ type Config struct {
 	// refresh.DefaultMaxRevisits uniform intervals.
 	MaxRevisit time.Duration
 }
+
+// Orderings lists the orderings a crawl takes: all of rank's but
+// rank.OrderRandom, a baseline for figures, not a way to crawl.
+var Orderings = []rank.Ordering{rank.OrderBreadthFirst, rank.OrderBacklink, rank.OrderPageRank, rank.OrderTopic}
+
+// Ranking defaults.
+const (
+	// DefaultRankInterval is how often the ranking is recomputed.
+	DefaultRankInterval = 5 * time.Second
+	// promoteFactor sets how many frontier URLs one ranking hands out,
+	// per worker: enough to keep every worker on important pages until
+	// the next.
+	promoteFactor = 16
+)
 
 // ErrConfig is wrapped by New's errors about the configuration.
 var ErrConfig = errors.New("invalid crawl configuration")
@@ -266,14 +289,14 @@ func (c *Config) limits() error {
 // ordering checks how new URLs are chosen.
 func (c *Config) ordering() error {
 	if c.Ordering == "" {
-		c.Ordering = OrderBreadthFirst
+		c.Ordering = rank.OrderBreadthFirst
 	}
-	if _, err := parseOrdering(string(c.Ordering)); err != nil {
-		return fmt.Errorf("%w: %v", ErrConfig, err)
+	if !slices.Contains(Orderings, c.Ordering) {
+		return fmt.Errorf("%w: ordering %q (want breadth-first, backlink, pagerank or topic)", ErrConfig, c.Ordering)
 	}
 	c.Topic = strings.ToLower(strings.TrimSpace(c.Topic))
 	switch {
-	case c.Ordering == OrderTopic && c.Topic == "":
+	case c.Ordering == rank.OrderTopic && c.Topic == "":
 		return fmt.Errorf("%w: topic ordering without a topic word", ErrConfig)
 	case strings.ContainsAny(c.Topic, " \t\n"):
 		return fmt.Errorf("%w: topic %q is more than one word", ErrConfig, c.Topic)

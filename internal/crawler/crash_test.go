@@ -29,6 +29,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
@@ -82,7 +83,7 @@ type crashChildConfig struct {
 	revisit time.Duration
 	// policy is Config.Policy.
 	policy refresh.Name
-	order  Ordering
+	order  rank.Ordering
 	// minRun, with revisit set, is how long the child runs at least before
 	// it may find the crawl complete, and maxRun how long at most; see
 	// crashWatchRevisits. With minRun zero the child runs until it is
@@ -101,7 +102,7 @@ func (cc crashChildConfig) env() []string {
 
 func crashChildFromEnv(dir string) (crashChildConfig, error) {
 	cc := crashChildConfig{dir: dir, addr: os.Getenv(envCrashAddr), seeds: strings.Fields(os.Getenv(envCrashSeeds)),
-		policy: refresh.Name(os.Getenv(envCrashPolicy)), order: Ordering(os.Getenv(envCrashOrder))}
+		policy: refresh.Name(os.Getenv(envCrashPolicy)), order: rank.Ordering(os.Getenv(envCrashOrder))}
 	for _, d := range []struct {
 		env string
 		v   *time.Duration
@@ -572,15 +573,15 @@ func crashSeeds(web *simweb.Web) []string {
 //
 // The short form (5 kills) runs in CI; FRESHCRAWL_CRASH_KILLS=25 is the
 // full form.
-func TestCrawlSurvivesKills(t *testing.T) { crawlSurvivesKills(t, OrderBreadthFirst) }
+func TestCrawlSurvivesKills(t *testing.T) { crawlSurvivesKills(t, rank.OrderBreadthFirst) }
 
 // TestCrawlSurvivesKillsOrdered is TestCrawlSurvivesKills under PageRank
 // ordering: most URLs are fetched out of their queue's order, at the
 // ranking's bidding, and left in the queue to be passed over when their
 // turn comes; a kill between the two must neither lose nor refetch one.
-func TestCrawlSurvivesKillsOrdered(t *testing.T) { crawlSurvivesKills(t, OrderPageRank) }
+func TestCrawlSurvivesKillsOrdered(t *testing.T) { crawlSurvivesKills(t, rank.OrderPageRank) }
 
-func crawlSurvivesKills(t *testing.T, order Ordering) {
+func crawlSurvivesKills(t *testing.T, order rank.Ordering) {
 	kills := crashKillCount(t)
 	wcfg := crashWebConfig()
 	web, err := simweb.New(wcfg, &simweb.ManualClock{})

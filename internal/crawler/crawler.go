@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -103,7 +104,7 @@ type Crawler struct {
 	limiter *limiter
 	// ranker orders new URLs and refines a full collection; nil under
 	// breadth-first ordering.
-	ranker *ranker
+	ranker *rank.Ranker
 	// refresh is the UpdateModule: change-rate estimates and revisits.
 	refresh *refresh.Module
 	// cm is the committer's own state (commit.go).
@@ -142,9 +143,16 @@ func New(cfg Config) (*Crawler, error) {
 		cm:     committerState{urlLimited: map[string]bool{}, gone: map[string]bool{}},
 		robots: robots.NewCache(robots.CacheConfig{TTL: cfg.RobotsTTL, ErrorTTL: cfg.RobotsErrorTTL, MaxEntries: 1 << 20}),
 	}
-	if cfg.Ordering != OrderBreadthFirst {
-		c.ranker = newRanker(c)
-		c.sched.onFull, c.sched.unclaim = c.ranker.wake, c.ranker.unclaim
+	if cfg.Ordering != rank.OrderBreadthFirst {
+		var err error
+		c.ranker, err = rank.NewRanker(rank.RankerConfig{
+			Ordering: cfg.Ordering, Topic: cfg.Topic, Capacity: cfg.MaxPages,
+			Promote: promoteFactor * cfg.Workers, Publish: c.sched.setPromoted, Logger: cfg.Logger,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
+		c.sched.onFull, c.sched.unclaim = c.ranker.Wake, c.ranker.Unclaim
 		c.sched.explore = cfg.MaxPages > 0
 	}
 	seeds, err := canonicalSeeds(cfg.Seeds)
@@ -354,7 +362,10 @@ func (c *Crawler) Run(ctx context.Context) error {
 	if c.ranker != nil {
 		go func() {
 			defer close(rankDone)
-			c.ranker.run(runCtx, c.cfg.RankInterval)
+			if err := c.ranker.Graph().Load(c.store); err != nil {
+				c.log.Error("ranking: reading the link graph failed; ranking what this run sees", "err", err)
+			}
+			c.ranker.Run(runCtx, c.cfg.RankInterval)
 		}()
 	} else {
 		close(rankDone)
@@ -409,8 +420,8 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 		promote, claimed := "", false
 		if len(h.promoted) > 0 && (may || explore) {
 			p := h.promoted[0]
-			promote, h.promoted = p.url, h.promoted[1:]
-			claimed = explore && p.enters && c.ranker.claim()
+			promote, h.promoted = p.URL, h.promoted[1:]
+			claimed = explore && p.Enters && c.ranker.Claim()
 		}
 		if now := c.now(); !may && !explore && (h.due.IsZero() || h.due.After(now)) {
 			// Only new URLs here, and the fetches in flight may fill the

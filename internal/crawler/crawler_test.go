@@ -158,8 +158,8 @@ func (a *failingArchive) Sync() error {
 
 // A crawl whose WARC records cannot be made durable stops: Run returns
 // the error, and no state points to records that may be lost. The
-// archive here fails at its third sync; the store then holds exactly the
-// outcomes of the two batches before.
+// archive here fails at its tenth sync; the store then holds exactly the
+// outcomes of the nine batches before.
 func TestArchiveFailureStops(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		sc := simweb.DefaultConfig()
@@ -174,7 +174,7 @@ func TestArchiveFailureStops(t *testing.T) {
 		cfg.Seeds = seedsOf(web)
 		cfg.Delay = 10 * time.Millisecond
 		cfg.NoSync = false
-		cfg.Archive = &failingArchive{Archive: w, n: 3}
+		cfg.Archive = &failingArchive{Archive: w, n: 10}
 		var committed int
 		cfg.OnFetch = func(Event) { committed++ }
 		c, err := New(cfg)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
@@ -46,7 +47,7 @@ func TestLinkGraphRecorded(t *testing.T) {
 		want := map[int][]int{}
 		web.LinkGraph(func(from, to int) { want[from] = append(want[from], to) })
 
-		g, err := ReadLinkGraph(dir)
+		g, err := datadir.ReadLinkGraph(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -112,7 +112,7 @@ func (w *idealWorld) heldMass(t testing.TB, s *store.Store) (share float64, held
 // (or, with stop, until the collection holds want of the ideal top-N
 // PageRank mass), and returns the share at the end, when it first reached
 // want, the pages held and the crawl's totals.
-func refineCrawl(t *testing.T, web *simweb.Web, addr endpoint, w *idealWorld, n int, order Ordering, want float64, limit time.Duration, stop bool) (share float64, reached time.Duration, held int, st Stats) {
+func refineCrawl(t *testing.T, web *simweb.Web, addr endpoint, w *idealWorld, n int, order rank.Ordering, want float64, limit time.Duration, stop bool) (share float64, reached time.Duration, held int, st Stats) {
 	t.Helper()
 	cfg := testConfig(t, t.TempDir(), addr)
 	cfg.Seeds = seedsOf(web)[:1]
@@ -180,7 +180,7 @@ func TestRefinement(t *testing.T) {
 		web, addr := testWeb(t, sc, 1)
 		n := hosts * pages / 10
 		w := newIdealWorld(t, web, n)
-		share, reached, held, st := refineCrawl(t, web, addr, w, n, OrderPageRank, want, limit, stop)
+		share, reached, held, st := refineCrawl(t, web, addr, w, n, rank.OrderPageRank, want, limit, stop)
 		t.Logf("pagerank ordering, capacity %d of %d pages: %.4f of the ideal top-%d mass held (%d pages, %d evicted), %v to reach %.2f, %d requests",
 			n, hosts*pages, share, n, held, st.Evicted, reached.Round(time.Millisecond), want, st.Requests)
 		if share < want {
@@ -192,7 +192,7 @@ func TestRefinement(t *testing.T) {
 		if st.Evicted == 0 {
 			t.Error("no page left the collection: nothing was refined")
 		}
-		bfs, _, _, _ := refineCrawl(t, web, addr, w, n, OrderBreadthFirst, 2, 5*time.Second, false)
+		bfs, _, _, _ := refineCrawl(t, web, addr, w, n, rank.OrderBreadthFirst, 2, 5*time.Second, false)
 		t.Logf("breadth-first ordering: %.4f of the ideal mass", bfs)
 		if bfs >= share {
 			t.Errorf("breadth-first %.4f holds as much as PageRank ordering %.4f", bfs, share)
@@ -215,7 +215,7 @@ func TestImportanceWeights(t *testing.T) {
 		cfg := testConfig(t, t.TempDir(), addr)
 		cfg.Seeds = seedsOf(web)
 		cfg.Delay = -1
-		cfg.Ordering = OrderPageRank
+		cfg.Ordering = rank.OrderPageRank
 		cfg.RankInterval = 200 * time.Millisecond
 		cfg.Revisit = time.Second
 		cfg.TimeScale = 3600
@@ -276,7 +276,7 @@ func TestTopicOrdering(t *testing.T) {
 		sc.Churn = 0
 		sc.Robots.CrawlDelay = 0
 		web, addr := testWeb(t, sc, 1)
-		hotFound := func(order Ordering) (int, int) {
+		hotFound := func(order rank.Ordering) (int, int) {
 			cfg := testConfig(t, t.TempDir(), addr)
 			cfg.Seeds = seedsOf(web)[:1]
 			cfg.Delay = -1
@@ -291,7 +291,7 @@ func TestTopicOrdering(t *testing.T) {
 					return
 				}
 				pages.Add(1)
-				if topicHot(e.Body, "computer") {
+				if rank.TopicHot(e.Body, "computer") {
 					hot.Add(1)
 				}
 			}
@@ -313,8 +313,8 @@ func TestTopicOrdering(t *testing.T) {
 			}
 			return int(hot.Load()), int(pages.Load())
 		}
-		bh, bn := hotFound(OrderBreadthFirst)
-		th, tn := hotFound(OrderTopic)
+		bh, bn := hotFound(rank.OrderBreadthFirst)
+		th, tn := hotFound(rank.OrderTopic)
 		t.Logf("hot pages among the first pages fetched: breadth-first %d of %d, topic %d of %d", bh, bn, th, tn)
 		if tn < 500 || th <= bh*3/2 {
 			t.Errorf("topic ordering found %d hot pages in %d, breadth-first %d in %d: want half as many again", th, tn, bh, bn)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
@@ -58,7 +59,7 @@ func (c *Crawler) membership(txn *store.Txn, o *outcome, r *record) error {
 // when it commits (committerState.gone).
 func (c *Crawler) evictOne(txn *store.Txn) (bool, error) {
 	for {
-		u := c.ranker.victim(c.cm.inBatch)
+		u := c.ranker.Victim(c.cm.inBatch)
 		if u == "" {
 			return false, nil
 		}
@@ -95,23 +96,23 @@ func (c *Crawler) evictOne(txn *store.Txn) (bool, error) {
 }
 
 // rankUpdates appends what o changed about its page for the ranking.
-func (c *Crawler) rankUpdates(us []rankUpdate, o *outcome, r *record) []rankUpdate {
+func (c *Crawler) rankUpdates(us []rank.Update, o *outcome, r *record) []rank.Update {
 	if c.ranker == nil {
 		return us
 	}
 	for _, u := range o.given {
-		us = append(us, rankUpdate{url: u, state: stateGone})
+		us = append(us, rank.Update{URL: u, State: rank.Gone})
 	}
 	pr := o.page
 	if r == nil || pr == nil || pr.item.Kind != store.KindPage {
 		return us
 	}
-	u := rankUpdate{url: pr.item.URL, state: rowState(&r.page)}
+	u := rank.Update{URL: pr.item.URL, State: rank.RowState(&r.page)}
 	if pr.disallowed {
-		u.state = stateGone
+		u.State = rank.Gone
 	}
 	if resp := pr.resp; resp != nil && resp.Status >= 200 && resp.Status < 300 && pr.read {
-		u.setLinks, u.links, u.named, u.hot = true, pr.edges, pr.named, pr.topicHot
+		u.SetLinks, u.Links, u.Named, u.Hot = true, pr.edges, pr.named, pr.topicHot
 	}
 	return append(us, u)
 }

@@ -21,7 +21,7 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 	if c.ranker != nil {
 		for i := range batch {
 			if batch[i].t.claimed {
-				c.ranker.unclaim() // its victim, if it needed one, has left
+				c.ranker.Unclaim() // its victim, if it needed one, has left
 			}
 		}
 	}

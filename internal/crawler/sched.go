@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/clock"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -46,8 +47,8 @@ type host struct {
 	// store, oldest first; items leave it as their outcomes commit.
 	head []store.QueuedItem
 	// promoted holds the ranking's URLs of the host not yet fetched, most
-	// important first (ranking.go); dispatch takes them before the queue.
-	promoted []promotion
+	// important first (rank.Ranker); dispatch takes them before the queue.
+	promoted []rank.Promotion
 	// newTurn is set when the host's last fetch was a revisit and new URLs
 	// were queued: its next task takes a new URL first. Taking due
 	// revisits first always would let a host whose revisits outrun its
@@ -166,7 +167,7 @@ func (s *scheduler) update(h *host) {
 	}
 	// A full collection's exploring URLs get no precedence: only those
 	// that may enter it (all of them while it has room).
-	switch promoted := h.idx >= 0 && len(h.promoted) > 0 && h.promoted[0].enters; {
+	switch promoted := h.idx >= 0 && len(h.promoted) > 0 && h.promoted[0].Enters; {
 	case !promoted:
 		if h.pidx >= 0 {
 			heap.Remove(&s.promo, h.pidx)
@@ -180,7 +181,7 @@ func (s *scheduler) update(h *host) {
 
 // setPromoted hands the hosts the ranking's URLs, replacing the last
 // ones.
-func (s *scheduler) setPromoted(byHost map[string][]promotion) {
+func (s *scheduler) setPromoted(byHost map[string][]rank.Promotion) {
 	s.mu.Lock()
 	for name, h := range s.hosts {
 		if len(h.promoted) > 0 && byHost[name] == nil {

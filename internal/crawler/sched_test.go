@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -32,7 +33,7 @@ type modelHost struct {
 	name          string
 	ready, due    time.Time // due zero: no revisit
 	queued        int
-	promoted      []promotion
+	promoted      []rank.Promotion
 	busy          bool
 	fromScheduler *host
 }
@@ -70,7 +71,7 @@ func (m *schedModel) pick(now time.Time) (wake time.Time, promoted bool, wait ti
 		if !has || w.Before(first) {
 			first, has = w, true
 		}
-		if len(h.promoted) > 0 && h.promoted[0].enters && !w.After(now) && (!hasPromo || w.Before(firstPromo)) {
+		if len(h.promoted) > 0 && h.promoted[0].Enters && !w.After(now) && (!hasPromo || w.Before(firstPromo)) {
 			firstPromo, hasPromo = w, true
 		}
 	}
@@ -120,11 +121,11 @@ func TestSchedulerAgainstModel(t *testing.T) {
 					}
 					set(mh)
 				case op == 3: // the ranking hands out URLs
-					byHost := map[string][]promotion{}
+					byHost := map[string][]rank.Promotion{}
 					for _, h := range m.hosts {
 						h.promoted = nil
 						if rng.IntN(4) == 0 {
-							h.promoted = []promotion{{url: "u", enters: rng.IntN(2) == 0}}
+							h.promoted = []rank.Promotion{{URL: "u", Enters: rng.IntN(2) == 0}}
 							byHost[h.name] = h.promoted
 						}
 					}
@@ -155,7 +156,7 @@ func TestSchedulerAgainstModel(t *testing.T) {
 					}
 					got := m.hosts[slices.IndexFunc(m.hosts, func(x *modelHost) bool { return x.fromScheduler == h })]
 					gw, _ := m.wake(got)
-					gotPromoted := len(got.promoted) > 0 && got.promoted[0].enters
+					gotPromoted := len(got.promoted) > 0 && got.promoted[0].Enters
 					if !gw.Equal(wake) || gotPromoted != promoted || got.busy {
 						t.Fatalf("step %d at %v: picked %s woken at %v (promoted %v, busy %v); the model one woken at %v (promoted %v)",
 							step, now, got.name, gw, gotPromoted, got.busy, wake, promoted)

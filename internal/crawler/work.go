@@ -16,6 +16,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
@@ -457,23 +458,9 @@ func (c *Crawler) analyse(pr *pageResult) {
 		pr.note = "links: " + err.Error()
 	}
 	pr.links, pr.noindex = res.Links, res.Robots.NoIndex
-	if c.cfg.Ordering == OrderTopic {
-		pr.topicHot = topicHot(body, c.cfg.Topic)
+	if c.cfg.Ordering == rank.OrderTopic {
+		pr.topicHot = rank.TopicHot(body, c.cfg.Topic)
 	}
-}
-
-// topicHot is dissertation §2.5.4's hot predicate: the word in the page's
-// title, or 10 or more times in the page (the code's form, spec 3.5),
-// letter case aside.
-func topicHot(body []byte, word string) bool {
-	lower := bytes.ToLower(body)
-	w := []byte(word)
-	if a := bytes.Index(lower, []byte("<title")); a >= 0 {
-		if b := bytes.Index(lower[a:], []byte("</title")); b >= 0 && bytes.Contains(lower[a:a+b], w) {
-			return true
-		}
-	}
-	return bytes.Count(lower, w) >= 10
 }
 
 func isHTML(ctype string, body []byte) bool {

@@ -1,9 +1,6 @@
-package crawler
+package datadir
 
-import (
-	"github.com/freshcrawl/freshcrawl/internal/datadir"
-	"github.com/freshcrawl/freshcrawl/internal/rank"
-)
+import "github.com/freshcrawl/freshcrawl/internal/rank"
 
 // LinkGraph is the link graph a crawl has recorded: every page fetched
 // with content and the pages it links to (in scope, within the trap
@@ -26,29 +23,23 @@ type LinkGraph struct {
 
 // ReadLinkGraph reads the link graph of the data directory dir of a crawl
 // that is not running, as the ranking module does when a crawl starts.
-// Errors are as ReadStatus's.
+// Errors are as Open's.
 func ReadLinkGraph(dir string) (*LinkGraph, error) {
-	s, err := datadir.Open(dir)
+	s, err := Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	r := newGraphReader()
-	if err := r.load(s); err != nil {
+	var r rank.Recorded
+	if err := r.Load(s); err != nil {
 		return nil, err
 	}
-	g := &LinkGraph{URLs: r.urls, Held: make([]bool, len(r.urls))}
-	if len(r.urls) > 0 {
-		g.AddNode(uint32(len(r.urls) - 1))
-	}
-	for u, out := range r.out {
+	g := &LinkGraph{Builder: *r.Builder(), URLs: r.URLs, Held: make([]bool, len(r.URLs))}
+	for v, out := range r.Out {
 		if len(out) > 0 {
 			g.Fetched++
 		}
-		for _, v := range out {
-			g.AddEdge(uint32(u), v)
-		}
-		g.Held[u] = r.state[u] == stateHeld
+		g.Held[v] = r.State[v] == rank.Held
 	}
 	return g, nil
 }
