@@ -13,6 +13,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -173,7 +174,7 @@ func estimateBing(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 		return 2
 	}
 	defer in.Close()
-	r := change.NewBingReader(in)
+	r := dataset.NewBingReader(in)
 	h := &crawler.History{Prior: change.Paper001Prior()}
 	bad, n := 0, 0
 	for o.limit == 0 || n < o.limit {
@@ -181,7 +182,7 @@ func estimateBing(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 		if err == io.EOF {
 			break
 		}
-		if errors.Is(err, change.ErrBingSyntax) {
+		if errors.Is(err, dataset.ErrBingSyntax) {
 			if bad++; bad <= maxReported {
 				fmt.Fprintf(stderr, "freshcrawl estimate: %s: %v (line skipped)\n", o.bing, err)
 			}
