@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
 
@@ -64,15 +65,15 @@ const maxNameWidth = 48
 // writeAllocation writes the allocation, a table or JSON lines, and
 // returns the collection's sums. Pieces of the output are formatted in
 // parallel and written in order, with a bounded number in flight.
-func writeAllocation(w io.Writer, rf *rateFile, freq []float64, asJSON bool) allocationSum {
-	idW, hostW := min(max(rf.idWidth, 2), maxNameWidth), 0
-	if rf.host != nil {
-		hostW = min(max(rf.hostWidth, 4), maxNameWidth)
+func writeAllocation(w io.Writer, rf *dataset.Rates, freq []float64, asJSON bool) allocationSum {
+	idW, hostW := min(max(rf.IDWidth(), 2), maxNameWidth), 0
+	if rf.HasHosts() {
+		hostW = min(max(rf.HostWidth(), 4), maxNameWidth)
 	}
 	if !asJSON {
 		var b []byte
 		b = appendLeft(b, "id", idW)
-		if rf.host != nil {
+		if rf.HasHosts() {
 			b = appendLeft(append(b, "  "...), "host", hostW)
 		}
 		for _, c := range allocationColumns {
@@ -81,7 +82,7 @@ func writeAllocation(w io.Writer, rf *rateFile, freq []float64, asJSON bool) all
 		w.Write(append(b, '\n'))
 	}
 	const piece = 1 << 14 // pages
-	n := len(rf.pages)
+	n := len(rf.Pages)
 	pieces := (n + piece - 1) / piece
 	workers := min(runtime.GOMAXPROCS(0), pieces)
 	type result struct {
@@ -132,8 +133,8 @@ func writeAllocation(w io.Writer, rf *rateFile, freq []float64, asJSON bool) all
 }
 
 // appendPage appends page i's line and adds it to s.
-func appendPage(b []byte, rf *rateFile, i int, f float64, asJSON bool, idW, hostW int, s *allocationSum) []byte {
-	p := rf.pages[i]
+func appendPage(b []byte, rf *dataset.Rates, i int, f float64, asJSON bool, idW, hostW int, s *allocationSum) []byte {
+	p := rf.Pages[i]
 	w := weightOf(p)
 	fresh := policy.Freshness(policy.FixedOrder, p.Rate, f)
 	age := policy.Age(policy.FixedOrder, p.Rate, f)
@@ -144,9 +145,9 @@ func appendPage(b []byte, rf *rateFile, i int, f float64, asJSON bool, idW, host
 	if asJSON {
 		return appendJSON(b, rf, i, f, fresh, age)
 	}
-	b = appendLeft(b, rf.id(i), idW)
+	b = appendLeft(b, rf.ID(i), idW)
 	if hostW > 0 {
-		b = appendLeft(append(b, "  "...), rf.hostName(i), hostW)
+		b = appendLeft(append(b, "  "...), rf.Host(i), hostW)
 	}
 	var num [40]byte
 	col := allocationColumns
@@ -196,10 +197,10 @@ func runeCount[S ~string | ~[]byte](s S) int {
 
 // appendJSON appends page i as encoding/json would encode its
 // jsonAllocation, newline included.
-func appendJSON(b []byte, rf *rateFile, i int, f, fresh, age float64) []byte {
-	p := rf.pages[i]
+func appendJSON(b []byte, rf *dataset.Rates, i int, f, fresh, age float64) []byte {
+	p := rf.Pages[i]
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, rf.id(i))
+	b = appendJSONString(b, rf.ID(i))
 	b = append(b, `,"changes_per_day":`...)
 	b = appendJSONFloat(b, p.Rate*secondsPerDay)
 	b = append(b, `,"weight":`...)
@@ -216,7 +217,7 @@ func appendJSON(b []byte, rf *rateFile, i int, f, fresh, age float64) []byte {
 	b = appendHuman(b, age)
 	b = append(b, `","age_seconds":`...)
 	b = appendJSONFinite(b, age)
-	if h := rf.hostName(i); len(h) > 0 {
+	if h := rf.Host(i); len(h) > 0 {
 		b = append(b, `,"host":`...)
 		b = appendJSONString(b, h)
 	}

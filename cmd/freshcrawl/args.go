@@ -52,6 +52,22 @@ func openInput(name string) (io.ReadCloser, error) {
 	return gzipFile{zr, f}, nil
 }
 
+// readInput opens the input file name (openInput) and reads it with
+// read; its errors name the file.
+func readInput[T any](name string, read func(io.Reader) (T, error)) (T, error) {
+	in, err := openInput(name)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer in.Close()
+	v, err := read(in)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", name, err)
+	}
+	return v, nil
+}
+
 // gzipFile closes the gzip stream and the file under it.
 type gzipFile struct {
 	*gzip.Reader

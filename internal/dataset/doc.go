@@ -1,12 +1,47 @@
-// Package dataset reads the data files freshcrawl is given: the crawl
-// histories of Microsoft's public Bing freshness dataset that freshcrawl
-// estimate reads. The command opens the files (standard input, gzip) and
-// reports the errors, which name the line; the readers here parse bytes.
+// Package dataset reads the data files freshcrawl is given: the rates and
+// hosts files of freshcrawl allocate and the crawl histories of Microsoft's
+// public Bing freshness dataset that freshcrawl estimate reads. The
+// command opens the files (standard input, gzip) and reports the errors,
+// which name the line; the readers here parse bytes.
 //
-// The readers are built for files of 10⁷ lines: the Bing reader streams
-// without an allocation per line, and parses its numbers with a fast
-// decimal parser that gives strconv.ParseFloat's result bit for bit
+// The readers are built for files of 10⁷ lines: the rates file is parsed
+// in parallel pieces without a string per line, the Bing reader streams
+// without an allocation per line, and both parse their numbers with one
+// fast decimal parser that gives strconv.ParseFloat's result bit for bit
 // (float.go).
+//
+// # Rates file
+//
+// One page a line, fields separated by tabs (ReadRates, ParseRates):
+//
+//	id <TAB> changes_per_day [<TAB> weight [<TAB> host]]
+//
+//	a	9
+//	b	1	0.5	example.org
+//	c	0.25		example.org
+//
+// The id is any bytes but a tab, at least one; changes_per_day is the
+// page's change rate, a decimal ≥ 0 (anything strconv.ParseFloat reads);
+// weight is its importance, > 0, and 1 when the field is missing or empty
+// (empty gives a host without a weight); host names the site the page is
+// on, and pages with one share that host's politeness limit. Spaces
+// around a number or a host are ignored, a CR before the LF is dropped,
+// and blank lines and lines whose first byte is # are skipped. Any other
+// line, including one of five or more fields, is an error that names it.
+// Hosts are numbered in order of first appearance.
+//
+// # Hosts file
+//
+// One host a line, its least delay between two requests (ReadHosts):
+//
+//	host <TAB> delay
+//
+//	example.org	2
+//	example.net	1500ms
+//
+// The delay is in seconds ("2", "0.5") or a Go duration ("1500ms",
+// "1m"); 0 means no limit. Blank lines and lines starting with # are
+// skipped; a host listed twice is an error.
 //
 // # Bing crawl histories
 //
@@ -24,5 +59,4 @@
 // separated by tabs or spaces, whitespace inside the list is free, blank
 // lines are skipped, and a malformed line is an error that wraps
 // ErrBingSyntax and names the line and byte; reading goes on after it.
-//
 package dataset
