@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -344,24 +344,15 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 	return cfg, nil
 }
 
-// readSeeds reads a seeds file: one URL a line, blank lines and lines
-// starting with # skipped.
+// readSeeds reads the seeds file path (dataset.ReadSeeds).
 func readSeeds(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("seeds: %w", err)
 	}
 	defer f.Close()
-	var seeds []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		seeds = append(seeds, line)
-	}
-	if err := sc.Err(); err != nil {
+	seeds, err := dataset.ReadSeeds(f)
+	if err != nil {
 		return nil, fmt.Errorf("seeds %s: %w", path, err)
 	}
 	return seeds, nil

@@ -1,8 +1,9 @@
 // Package dataset reads the data files freshcrawl is given: the rates and
-// hosts files of freshcrawl allocate and the crawl histories of Microsoft's
-// public Bing freshness dataset that freshcrawl estimate reads. The
-// command opens the files (standard input, gzip) and reports the errors,
-// which name the line; the readers here parse bytes.
+// hosts files of freshcrawl allocate, the crawl histories of Microsoft's
+// public Bing freshness dataset that freshcrawl estimate reads, and the
+// seeds file of freshcrawl crawl. The command opens the files (standard
+// input, gzip) and reports the errors, which name the line; the readers
+// here parse bytes.
 //
 // The readers are built for files of 10⁷ lines: the rates file is parsed
 // in parallel pieces without a string per line, the Bing reader streams
@@ -59,4 +60,9 @@
 // separated by tabs or spaces, whitespace inside the list is free, blank
 // lines are skipped, and a malformed line is an error that wraps
 // ErrBingSyntax and names the line and byte; reading goes on after it.
+//
+// # Seeds file
+//
+// One URL a line (ReadSeeds); spaces around it are trimmed, and blank
+// lines and lines starting with # are skipped.
 package dataset
