@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -400,37 +399,5 @@ func BenchmarkAllocate(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// TestNumberText checks the shortcuts of appendG and appendF4 against
-// strconv, byte for byte, on 200 000 random numbers over every magnitude
-// and on the hard cases: exact ties (which strconv rounds to even), values
-// that round up to the next power of ten, and powers of ten themselves.
-func TestNumberText(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 17))
-	vals := []float64{0, 1, 10, 100, 1e-15, 1e15, 0.125, 2.5, 1234.5, 123.45, 9999.5, 99.95, 9.995, 0.99995, 1e-5, 9.9995e-5,
-		0.00012345, 12345678, 0.5, 0.05, 0.00005, 1.00005, 86400, 1e22, 5e-324, math.MaxFloat64, math.Inf(1), math.NaN()}
-	for range 200_000 {
-		v := math.Exp((rng.Float64() - 0.5) * 90)
-		switch rng.IntN(4) {
-		case 0: // a short decimal, as in the rates files
-			v = math.Round(v*1e4) / 1e4
-		case 1: // a tie at some precision
-			v = (math.Floor(v) + 0.5) * math.Pow(10, float64(rng.IntN(9)-4))
-		}
-		vals = append(vals, v)
-	}
-	for _, v := range vals {
-		for _, prec := range []int{3, 4} {
-			if got, want := string(appendG(nil, v, prec)), strconv.FormatFloat(v, 'g', prec, 64); got != want {
-				t.Fatalf("appendG(%v, %d) = %s, strconv %s", v, prec, got, want)
-			}
-		}
-		if v <= 1 || math.IsNaN(v) {
-			if got, want := string(appendF4(nil, v)), strconv.FormatFloat(v, 'f', 4, 64); got != want {
-				t.Fatalf("appendF4(%v) = %s, strconv %s", v, got, want)
-			}
-		}
 	}
 }
