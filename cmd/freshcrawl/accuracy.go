@@ -74,10 +74,7 @@ type accuracyOptions struct {
 
 // accuracyFlags defines the accuracy command's flags.
 func accuracyFlags(o *accuracyOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("accuracy", flag.ContinueOnError)
-	// Parse errors are reported by runAccuracy in one line; -h by accuracyHelp.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("accuracy")
 	def := study.DefaultConfig()
 	fs.Uint64Var(&o.seed, "seed", def.Seed, "random seed: the same seed and trials give the same tables")
 	fs.IntVar(&o.trials, "trials", def.Trials, "simulated pages per cell and per τ (default 300 with -quick)")

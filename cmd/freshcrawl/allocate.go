@@ -97,10 +97,7 @@ type allocateOptions struct {
 }
 
 func allocateFlags(o *allocateOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("allocate", flag.ContinueOnError)
-	// Parse errors are reported by runAllocate in one line; -h by allocateHelp.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("allocate")
 	fs.StringVar(&o.rates, "rates", "", "rates `file` (id, changes per day, optional weight and host; - for stdin)")
 	fs.Float64Var(&o.budget, "budget", 0, "total `fetches` per day")
 	fs.StringVar(&o.hosts, "hosts", "", "hosts `file` (host, delay between requests)")

@@ -8,8 +8,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"time"
 )
+
+// newFlagSet returns the flag set of the command name, which prints
+// nothing itself: parseArgs reports a mistake in one line, and the
+// command's help function prints -h.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
 
 // parseArgs parses the arguments of the command name into fs, which takes
 // no positional arguments. On -h it prints help to stdout; on a mistake,
@@ -29,6 +41,47 @@ func parseArgs(name string, fs *flag.FlagSet, args []string, help func(*flag.Fla
 		return 2, false
 	}
 	return 0, true
+}
+
+// usageError is a mistake in what the user asked for: a flag, the config
+// file, a seed. It exits with status 2.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// The checks of a flag's value: each returns the usage error that names
+// the flag -name, or nil when v is in range.
+
+// empty checks that a text flag is not empty.
+func empty(name, v string) error {
+	if v == "" {
+		return usagef("-%s is empty", name)
+	}
+	return nil
+}
+
+// negative checks that a number or duration is not below 0.
+func negative[T int | int64 | float64 | time.Duration](name string, v T) error {
+	if v < 0 {
+		return usagef("-%s %v is negative", name, v)
+	}
+	return nil
+}
+
+// notPositive checks that a number or duration is above 0.
+func notPositive[T int | int64 | float64 | time.Duration](name string, v T) error {
+	if v <= 0 {
+		return usagef("-%s %v is not positive", name, v)
+	}
+	return nil
+}
+
+// notOneOf checks that v is one of the choices.
+func notOneOf[T ~string](name string, v T, choices []T) error {
+	if !slices.Contains(choices, v) {
+		return usagef("-%s %q: want one of %v", name, v, choices)
+	}
+	return nil
 }
 
 // openInput opens the input file name: standard input for "-", and a name

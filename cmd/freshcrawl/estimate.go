@@ -64,9 +64,7 @@ type estimateOptions struct {
 }
 
 func estimateFlags(o *estimateOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("estimate")
 	fs.StringVar(&o.dir, "data", defaultDataDir, "data `directory` of a crawl to read")
 	fs.StringVar(&o.bing, "bing", "", "read a history `file` in the Bing freshness dataset format instead")
 	fs.StringVar(&o.estimator, "estimator", "auto", "estimator `name`, or all")

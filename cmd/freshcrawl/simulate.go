@@ -90,9 +90,7 @@ type simulateOptions struct {
 }
 
 func simulateFlags(o *simulateOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("simulate")
 	fs.IntVar(&o.pages, "pages", 10000, "number of `pages`")
 	fs.Float64Var(&o.days, "days", 150, "simulated `days`")
 	fs.Float64Var(&o.warmup, "warmup", 60, "`days` at the start left out of the averages")
