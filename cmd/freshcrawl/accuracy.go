@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 
 	"github.com/freshcrawl/freshcrawl/internal/change/study"
 )
@@ -107,8 +105,7 @@ func runAccuracy(args []string, stdout, stderr io.Writer) int {
 	cfg.Seed = o.seed
 	format := ""
 	if o.plotTo != "" {
-		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(o.plotTo)), ".")
-		if format != "png" && format != "svg" {
+		if format = plotFormat(o.plotTo); format == "" {
 			fmt.Fprintf(stderr, "freshcrawl accuracy: -plot %s: want a .png or .svg file\n", o.plotTo)
 			return 2
 		}

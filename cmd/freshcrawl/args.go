@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -82,6 +83,16 @@ func notOneOf[T ~string](name string, v T, choices []T) error {
 		return usagef("-%s %q: want one of %v", name, v, choices)
 	}
 	return nil
+}
+
+// plotFormat is the image format a plot file's name asks for, png or svg
+// by its extension, or "" for another name.
+func plotFormat(name string) string {
+	switch f := strings.TrimPrefix(strings.ToLower(filepath.Ext(name)), "."); f {
+	case "png", "svg":
+		return f
+	}
+	return ""
 }
 
 // openInput opens the input file name: standard input for "-", and a name
