@@ -184,10 +184,7 @@ func TestAllocateErrors(t *testing.T) {
 			}
 			var out, errOut bytes.Buffer
 			code := runAllocate(args, &out, &errOut)
-			msg := errOut.String()
-			if code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
-				t.Errorf("exit %d, stderr %q: want 2 and one line with %q", code, msg, tt.want)
-			}
+			checkUsageError(t, code, errOut.String(), tt.want)
 		})
 	}
 	var out, errOut bytes.Buffer
@@ -314,9 +311,7 @@ func TestAllocateHostsErrors(t *testing.T) {
 			hosts := writeFile(t, "hosts.tsv", tt.content)
 			var out, errOut bytes.Buffer
 			code := runAllocate([]string{"-rates", rates, "-hosts", hosts, "-budget", "1"}, &out, &errOut)
-			if msg := errOut.String(); code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
-				t.Errorf("exit %d, stderr %q: want 2 and one line with %q", code, msg, tt.want)
-			}
+			checkUsageError(t, code, errOut.String(), tt.want)
 		})
 	}
 }

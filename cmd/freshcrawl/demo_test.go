@@ -48,11 +48,11 @@ func TestDemoFlags(t *testing.T) {
 		{[]string{"-hosts", "0"}, "hosts must be at least 1"},
 	}
 	for _, tt := range tests {
-		var out, errOut bytes.Buffer
-		code := runDemo(tt.args, &out, &errOut)
-		if msg := errOut.String(); code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, msg, tt.want)
-		}
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runDemo(tt.args, &out, &errOut)
+			checkUsageError(t, code, errOut.String(), tt.want)
+		})
 	}
 	var out, errOut bytes.Buffer
 	if code := runDemo([]string{"-h"}, &out, &errOut); code != 0 || out.Len() != 0 ||
