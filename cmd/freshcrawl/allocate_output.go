@@ -155,7 +155,7 @@ func appendPage(b []byte, rf *dataset.Rates, i int, f float64, asJSON bool, idW,
 	b = appendRight(b, dataset.AppendG(num[:0], w, 4), col[1].width)
 	b = appendRight(b, dataset.AppendG(num[:0], f*secondsPerDay, 4), col[2].width)
 	b = appendRight(b, appendEvery(num[:0], f), col[3].width)
-	b = appendRight(b, strconv.AppendFloat(num[:0], fresh, 'f', 4, 64), col[4].width)
+	b = appendRight(b, dataset.AppendF4(num[:0], fresh), col[4].width)
 	b = appendRight(b, appendHuman(num[:0], age), col[5].width)
 	return append(b, '\n')
 }

@@ -7,10 +7,11 @@ import (
 	"testing"
 )
 
-// TestAppendG checks AppendG against strconv, byte for byte, on 200 000
-// random numbers over every magnitude and on the hard cases: exact ties
-// (which strconv rounds to even), values that round up to the next power
-// of ten, powers of ten themselves, and what AppendG leaves to strconv.
+// TestAppendG checks AppendG and AppendF4 against strconv, byte for
+// byte, on 200 000 random numbers over every magnitude and on the hard
+// cases: exact ties (which strconv rounds to even), values that round up
+// to the next power of ten, powers of ten themselves, and what the
+// shortcuts leave to strconv.
 func TestAppendG(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 17))
 	vals := []float64{0, 1, 10, 100, 1e-15, 1e15, 0.125, 2.5, 1234.5, 123.45, 9999.5, 99.95, 9.995, 0.99995, 1e-5, 9.9995e-5,
@@ -29,6 +30,11 @@ func TestAppendG(t *testing.T) {
 		for _, prec := range []int{1, 3, 4, 9, 15} {
 			if got, want := string(AppendG(nil, v, prec)), strconv.FormatFloat(v, 'g', prec, 64); got != want {
 				t.Fatalf("AppendG(%v, %d) = %s, strconv %s", v, prec, got, want)
+			}
+		}
+		for _, v := range []float64{v, v / 1e4, -v} {
+			if got, want := string(AppendF4(nil, v)), strconv.FormatFloat(v, 'f', 4, 64); got != want {
+				t.Fatalf("AppendF4(%v) = %s, strconv %s", v, got, want)
 			}
 		}
 	}
@@ -51,6 +57,27 @@ func BenchmarkAppendG(b *testing.B) {
 	b.Run("strconv", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			buf = strconv.AppendFloat(buf[:0], vals[i&4095], 'g', 4, 64)
+		}
+	})
+}
+
+// BenchmarkAppendF4 formats freshnesses, from 0 to 1, by AppendF4 and by
+// strconv.
+func BenchmarkAppendF4(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	vals := make([]float64, 4096)
+	for i := range vals {
+		vals[i] = rng.Float64()
+	}
+	buf := make([]byte, 0, 32)
+	b.Run("dataset", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			buf = AppendF4(buf[:0], vals[i&4095])
+		}
+	})
+	b.Run("strconv", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			buf = strconv.AppendFloat(buf[:0], vals[i&4095], 'f', 4, 64)
 		}
 	})
 }
