@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 
 	"github.com/freshcrawl/freshcrawl/internal/change/study"
 )
@@ -74,10 +72,7 @@ type accuracyOptions struct {
 
 // accuracyFlags defines the accuracy command's flags.
 func accuracyFlags(o *accuracyOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("accuracy", flag.ContinueOnError)
-	// Parse errors are reported by runAccuracy in one line; -h by accuracyHelp.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("accuracy")
 	def := study.DefaultConfig()
 	fs.Uint64Var(&o.seed, "seed", def.Seed, "random seed: the same seed and trials give the same tables")
 	fs.IntVar(&o.trials, "trials", def.Trials, "simulated pages per cell and per τ (default 300 with -quick)")
@@ -110,8 +105,7 @@ func runAccuracy(args []string, stdout, stderr io.Writer) int {
 	cfg.Seed = o.seed
 	format := ""
 	if o.plotTo != "" {
-		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(o.plotTo)), ".")
-		if format != "png" && format != "svg" {
+		if format = plotFormat(o.plotTo); format == "" {
 			fmt.Fprintf(stderr, "freshcrawl accuracy: -plot %s: want a .png or .svg file\n", o.plotTo)
 			return 2
 		}

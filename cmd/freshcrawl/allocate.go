@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/schedule"
 )
@@ -96,10 +97,7 @@ type allocateOptions struct {
 }
 
 func allocateFlags(o *allocateOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("allocate", flag.ContinueOnError)
-	// Parse errors are reported by runAllocate in one line; -h by allocateHelp.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("allocate")
 	fs.StringVar(&o.rates, "rates", "", "rates `file` (id, changes per day, optional weight and host; - for stdin)")
 	fs.Float64Var(&o.budget, "budget", 0, "total `fetches` per day")
 	fs.StringVar(&o.hosts, "hosts", "", "hosts `file` (host, delay between requests)")
@@ -160,30 +158,30 @@ func runAllocate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	rf, err := readRatesFile(o.rates)
+	rf, err := readInput(o.rates, dataset.ReadRates)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	if len(rf.pages) == 0 {
+	if len(rf.Pages) == 0 {
 		return fail(2, "%s: no pages", o.rates)
 	}
-	hosts, err := rf.limits(o.hosts, o.delay)
+	hosts, err := hostLimits(rf, o.hosts, o.delay)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	freq := make([]float64, len(rf.pages))
+	freq := make([]float64, len(rf.Pages))
 	budget := o.budget / secondsPerDay
 	spent := budget
 	switch {
 	case !continuous:
-		spent, err = allocateCrawls(rf.pages, hosts, budget, freq)
+		spent, err = allocateCrawls(rf.Pages, hosts, budget, freq)
 	case hosts.Of == nil && rl == schedule.Uniform:
-		err = policy.Uniform{}.Allocate(rf.pages, budget, freq)
+		err = policy.Uniform{}.Allocate(rf.Pages, budget, freq)
 	case hosts.Of == nil && rl == schedule.Proportional:
-		err = policy.Proportional{}.Allocate(rf.pages, budget, freq)
+		err = policy.Proportional{}.Allocate(rf.Pages, budget, freq)
 	default:
 		var sol schedule.Solution
-		sol, err = schedule.Capped{Rule: rl, Hosts: hosts}.Solve(rf.pages, budget, freq)
+		sol, err = schedule.Capped{Rule: rl, Hosts: hosts}.Solve(rf.Pages, budget, freq)
 		spent = sol.Spent
 	}
 	if err != nil {
@@ -201,12 +199,32 @@ func runAllocate(args []string, stdout, stderr io.Writer) int {
 	if !o.asJSON {
 		fresh, age := sum.averages()
 		fmt.Fprintf(w, "%d pages, %.6g fetches/day (%s, %s): expected freshness %.4f, age %s (weighted time averages)\n",
-			len(rf.pages), sum.fetches*secondsPerDay, o.policy, o.objective, fresh, humanSeconds(age))
+			len(rf.Pages), sum.fetches*secondsPerDay, o.policy, o.objective, fresh, humanSeconds(age))
 	}
 	if err := w.Flush(); err != nil {
 		return fail(1, "%v", err)
 	}
 	return 0
+}
+
+// hostLimits reads the hosts file (if any) and gives each host of the
+// rates file its capacity. Without a host column in the rates file there
+// are no limits, and a hosts file is a mistake.
+func hostLimits(rf *dataset.Rates, hostsFile string, delay time.Duration) (schedule.Hosts, error) {
+	if !rf.HasHosts() {
+		if hostsFile != "" {
+			return schedule.Hosts{}, fmt.Errorf("-hosts %s: the rates file names no hosts (a 4th column)", hostsFile)
+		}
+		return schedule.Hosts{}, nil
+	}
+	var delays map[string]float64
+	if hostsFile != "" {
+		var err error
+		if delays, err = readInput(hostsFile, dataset.ReadHosts); err != nil {
+			return schedule.Hosts{}, err
+		}
+	}
+	return rf.HostLimits(delays, delay.Seconds()), nil
 }
 
 // allocateCrawls is paper 002's discrete allocation (-objective

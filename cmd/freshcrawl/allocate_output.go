@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
 
@@ -64,15 +65,15 @@ const maxNameWidth = 48
 // writeAllocation writes the allocation, a table or JSON lines, and
 // returns the collection's sums. Pieces of the output are formatted in
 // parallel and written in order, with a bounded number in flight.
-func writeAllocation(w io.Writer, rf *rateFile, freq []float64, asJSON bool) allocationSum {
-	idW, hostW := min(max(rf.idWidth, 2), maxNameWidth), 0
-	if rf.host != nil {
-		hostW = min(max(rf.hostWidth, 4), maxNameWidth)
+func writeAllocation(w io.Writer, rf *dataset.Rates, freq []float64, asJSON bool) allocationSum {
+	idW, hostW := min(max(rf.IDWidth(), 2), maxNameWidth), 0
+	if rf.HasHosts() {
+		hostW = min(max(rf.HostWidth(), 4), maxNameWidth)
 	}
 	if !asJSON {
 		var b []byte
 		b = appendLeft(b, "id", idW)
-		if rf.host != nil {
+		if rf.HasHosts() {
 			b = appendLeft(append(b, "  "...), "host", hostW)
 		}
 		for _, c := range allocationColumns {
@@ -81,7 +82,7 @@ func writeAllocation(w io.Writer, rf *rateFile, freq []float64, asJSON bool) all
 		w.Write(append(b, '\n'))
 	}
 	const piece = 1 << 14 // pages
-	n := len(rf.pages)
+	n := len(rf.Pages)
 	pieces := (n + piece - 1) / piece
 	workers := min(runtime.GOMAXPROCS(0), pieces)
 	type result struct {
@@ -132,8 +133,8 @@ func writeAllocation(w io.Writer, rf *rateFile, freq []float64, asJSON bool) all
 }
 
 // appendPage appends page i's line and adds it to s.
-func appendPage(b []byte, rf *rateFile, i int, f float64, asJSON bool, idW, hostW int, s *allocationSum) []byte {
-	p := rf.pages[i]
+func appendPage(b []byte, rf *dataset.Rates, i int, f float64, asJSON bool, idW, hostW int, s *allocationSum) []byte {
+	p := rf.Pages[i]
 	w := weightOf(p)
 	fresh := policy.Freshness(policy.FixedOrder, p.Rate, f)
 	age := policy.Age(policy.FixedOrder, p.Rate, f)
@@ -144,17 +145,17 @@ func appendPage(b []byte, rf *rateFile, i int, f float64, asJSON bool, idW, host
 	if asJSON {
 		return appendJSON(b, rf, i, f, fresh, age)
 	}
-	b = appendLeft(b, rf.id(i), idW)
+	b = appendLeft(b, rf.ID(i), idW)
 	if hostW > 0 {
-		b = appendLeft(append(b, "  "...), rf.hostName(i), hostW)
+		b = appendLeft(append(b, "  "...), rf.Host(i), hostW)
 	}
 	var num [40]byte
 	col := allocationColumns
-	b = appendRight(b, appendG(num[:0], p.Rate*secondsPerDay, 4), col[0].width)
-	b = appendRight(b, appendG(num[:0], w, 4), col[1].width)
-	b = appendRight(b, appendG(num[:0], f*secondsPerDay, 4), col[2].width)
+	b = appendRight(b, dataset.AppendG(num[:0], p.Rate*secondsPerDay, 4), col[0].width)
+	b = appendRight(b, dataset.AppendG(num[:0], w, 4), col[1].width)
+	b = appendRight(b, dataset.AppendG(num[:0], f*secondsPerDay, 4), col[2].width)
 	b = appendRight(b, appendEvery(num[:0], f), col[3].width)
-	b = appendRight(b, appendF4(num[:0], fresh), col[4].width)
+	b = appendRight(b, dataset.AppendF4(num[:0], fresh), col[4].width)
 	b = appendRight(b, appendHuman(num[:0], age), col[5].width)
 	return append(b, '\n')
 }
@@ -196,10 +197,10 @@ func runeCount[S ~string | ~[]byte](s S) int {
 
 // appendJSON appends page i as encoding/json would encode its
 // jsonAllocation, newline included.
-func appendJSON(b []byte, rf *rateFile, i int, f, fresh, age float64) []byte {
-	p := rf.pages[i]
+func appendJSON(b []byte, rf *dataset.Rates, i int, f, fresh, age float64) []byte {
+	p := rf.Pages[i]
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, rf.id(i))
+	b = appendJSONString(b, rf.ID(i))
 	b = append(b, `,"changes_per_day":`...)
 	b = appendJSONFloat(b, p.Rate*secondsPerDay)
 	b = append(b, `,"weight":`...)
@@ -216,7 +217,7 @@ func appendJSON(b []byte, rf *rateFile, i int, f, fresh, age float64) []byte {
 	b = appendHuman(b, age)
 	b = append(b, `","age_seconds":`...)
 	b = appendJSONFinite(b, age)
-	if h := rf.hostName(i); len(h) > 0 {
+	if h := rf.Host(i); len(h) > 0 {
 		b = append(b, `,"host":`...)
 		b = appendJSONString(b, h)
 	}
@@ -281,13 +282,13 @@ func appendHuman(b []byte, s float64) []byte {
 	case math.IsInf(s, 1) || math.IsNaN(s):
 		return append(b, "∞"...)
 	case s < 60:
-		return append(appendG(b, s, 3), 's')
+		return append(dataset.AppendG(b, s, 3), 's')
 	case s < 3600:
-		return append(appendG(b, s/60, 3), 'm')
+		return append(dataset.AppendG(b, s/60, 3), 'm')
 	case s < 2*secondsPerDay:
-		return append(appendG(b, s/3600, 3), 'h')
+		return append(dataset.AppendG(b, s/3600, 3), 'h')
 	}
-	return append(appendG(b, s/secondsPerDay, 3), 'd')
+	return append(dataset.AppendG(b, s/secondsPerDay, 3), 'd')
 }
 
 // every formats the interval between visits at frequency f (per second).
@@ -299,132 +300,4 @@ func appendEvery(b []byte, f float64) []byte {
 		return append(b, "never"...)
 	}
 	return appendHuman(b, 1/f)
-}
-
-// The table and the rates file of 10⁷ pages hold some 10⁸ numbers, and
-// strconv's general algorithms (Ryu for fixed precision, Eisel–Lemire for
-// parsing) were most of the command's time. The numbers here are short,
-// so the functions below take exact shortcuts (one correctly rounded
-// multiplication by a power of ten that is itself exact) and hand anything
-// else, including the ties where the shortcut's rounding could differ,
-// to strconv: the output is strconv's, byte for byte (TestNumberText).
-
-// pow10 holds the powers of ten that are exact in a float64.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// appendG appends v as strconv.AppendFloat(b, v, 'g', prec, 64) does, for
-// prec from 1 to 15.
-func appendG(b []byte, v float64, prec int) []byte {
-	if !(v > 0) || v < 1e-15 || v >= 1e15 {
-		return strconv.AppendFloat(b, v, 'g', prec, 64)
-	}
-	// e = ⌊log₁₀ v⌋: from the binary exponent, v = f·2^e2 with f in
-	// [1, 2), it is ⌊e2·log₁₀ 2⌋ or one more. (v is normal here.)
-	e2 := int(math.Float64bits(v)>>52) - 1023
-	e := (e2 * 78913) >> 18 // ⌊e2·log₁₀ 2⌋ for |e2| < 1650, as in Ryu
-	lo, hi := pow10[prec-1], pow10[prec]
-	var m float64
-	for range 2 {
-		// m = v·10^scale has prec digits before the point.
-		switch scale := prec - 1 - e; {
-		case scale >= 0 && scale <= 22:
-			m = v * pow10[scale]
-		case scale < 0 && scale >= -22:
-			m = v / pow10[-scale]
-		default:
-			return strconv.AppendFloat(b, v, 'g', prec, 64)
-		}
-		if m < hi {
-			break
-		}
-		e++
-	}
-	if m < lo || m >= hi {
-		return strconv.AppendFloat(b, v, 'g', prec, 64)
-	}
-	// m is within one rounding (2⁻⁵² relative) of the exact v·10^scale, so
-	// rounding it gives the exact value's rounding unless that is a near tie.
-	r := math.Floor(m)
-	switch frac := m - r; {
-	case math.Abs(frac-0.5) < 1e-9:
-		return strconv.AppendFloat(b, v, 'g', prec, 64)
-	case frac > 0.5:
-		r++
-	}
-	if r >= hi { // 9.995 → 10.0
-		r /= 10
-		e++
-	}
-	var d [16]byte
-	u := uint64(r)
-	for k := prec - 1; k >= 0; k-- {
-		d[k] = byte('0' + u%10)
-		u /= 10
-	}
-	nd := prec
-	for nd > 1 && d[nd-1] == '0' {
-		nd--
-	}
-	return formatG(b, d[:nd], e+1, prec)
-}
-
-// formatG is strconv's %g layout of the digits d (no trailing zeros) with
-// the decimal point dp places from their start, at precision prec.
-func formatG(b, d []byte, dp, prec int) []byte {
-	nd := len(d)
-	eprec := prec
-	if eprec > nd && nd >= dp {
-		eprec = nd
-	}
-	if exp := dp - 1; exp < -4 || exp >= eprec {
-		prec = min(prec, nd)
-		b = append(b, d[0])
-		if prec > 1 {
-			b = append(b, '.')
-			b = append(b, d[1:prec]...)
-		}
-		b = append(b, 'e')
-		if exp < 0 {
-			b = append(b, '-')
-			exp = -exp
-		} else {
-			b = append(b, '+')
-		}
-		if exp < 10 {
-			b = append(b, '0')
-		}
-		return strconv.AppendInt(b, int64(exp), 10)
-	}
-	// strconv's %f of the digits with prec > dp → all of them after the
-	// point, else none: written out for the three places of the point.
-	switch {
-	case dp <= 0:
-		b = append(b, '0', '.')
-		for range -dp {
-			b = append(b, '0')
-		}
-		return append(b, d...)
-	case dp >= nd:
-		b = append(b, d...)
-		for range dp - nd {
-			b = append(b, '0')
-		}
-		return b
-	}
-	b = append(b, d[:dp]...)
-	b = append(b, '.')
-	return append(b, d[dp:]...)
-}
-
-// appendF4 appends v as strconv.AppendFloat(b, v, 'f', 4, 64) does.
-func appendF4(b []byte, v float64) []byte {
-	m := v * 1e4
-	if !(v >= 0) || m >= 1e15 || math.Abs(m-math.Floor(m)-0.5) < 1e-9 {
-		return strconv.AppendFloat(b, v, 'f', 4, 64)
-	}
-	r := uint64(math.Floor(m + 0.5))
-	b = strconv.AppendUint(b, r/10000, 10)
-	f := r % 10000
-	return append(b, '.', byte('0'+f/1000), byte('0'+f/100%10), byte('0'+f/10%10), byte('0'+f%10))
 }

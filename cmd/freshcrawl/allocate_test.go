@@ -9,10 +9,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/schedule"
 )
@@ -184,10 +184,7 @@ func TestAllocateErrors(t *testing.T) {
 			}
 			var out, errOut bytes.Buffer
 			code := runAllocate(args, &out, &errOut)
-			msg := errOut.String()
-			if code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
-				t.Errorf("exit %d, stderr %q: want 2 and one line with %q", code, msg, tt.want)
-			}
+			checkUsageError(t, code, errOut.String(), tt.want)
 		})
 	}
 	var out, errOut bytes.Buffer
@@ -314,9 +311,7 @@ func TestAllocateHostsErrors(t *testing.T) {
 			hosts := writeFile(t, "hosts.tsv", tt.content)
 			var out, errOut bytes.Buffer
 			code := runAllocate([]string{"-rates", rates, "-hosts", hosts, "-budget", "1"}, &out, &errOut)
-			if msg := errOut.String(); code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
-				t.Errorf("exit %d, stderr %q: want 2 and one line with %q", code, msg, tt.want)
-			}
+			checkUsageError(t, code, errOut.String(), tt.want)
 		})
 	}
 }
@@ -335,22 +330,22 @@ func TestAllocateJSONEncoding(t *testing.T) {
 		}
 		fmt.Fprintf(&data, "%s\t%g\t%g%s\n", id, []float64{0, 1e-9, 3, 2.5e7, 1e22, 0.1, 7}[k], []float64{1, 1e-7, 2, 3e21, 0.5, 1, 1}[k], host)
 	}
-	rf, err := parseRates([]byte(data.String()))
+	rf, err := dataset.ParseRates([]byte(data.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	freqs := []float64{0, 1e-12, 1e-3, 1e25, 5, 3e-8, 1}
-	for i := range rf.pages {
+	for i := range rf.Pages {
 		f := freqs[i]
-		fresh := policy.Freshness(policy.FixedOrder, rf.pages[i].Rate, f)
-		age := policy.Age(policy.FixedOrder, rf.pages[i].Rate, f)
+		fresh := policy.Freshness(policy.FixedOrder, rf.Pages[i].Rate, f)
+		age := policy.Age(policy.FixedOrder, rf.Pages[i].Rate, f)
 		got := appendJSON(nil, rf, i, f, fresh, age)
 		var want bytes.Buffer
-		p := rf.pages[i]
+		p := rf.Pages[i]
 		if err := json.NewEncoder(&want).Encode(jsonAllocation{
-			ID: string(rf.id(i)), ChangesPerDay: p.Rate * secondsPerDay, Weight: weightOf(p),
+			ID: string(rf.ID(i)), ChangesPerDay: p.Rate * secondsPerDay, Weight: weightOf(p),
 			VisitsPerDay: f * secondsPerDay, Interval: every(f), IntervalSeconds: finite(1 / f),
-			Freshness: fresh, Age: humanSeconds(age), AgeSeconds: finite(age), Host: string(rf.hostName(i)),
+			Freshness: fresh, Age: humanSeconds(age), AgeSeconds: finite(age), Host: string(rf.Host(i)),
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -377,43 +372,6 @@ func TestAllocateTableAligned(t *testing.T) {
 	}
 }
 
-// TestParseRatesPieces parses a file big enough to be cut into several
-// pieces (1 MB at least), parsed in parallel: hosts are numbered where they first appear,
-// the pages come out in file order, and an error deep in the file reports
-// its line.
-func TestParseRatesPieces(t *testing.T) {
-	var b strings.Builder
-	const n = 400_000 // about 10 MB
-	for i := range n {
-		fmt.Fprintf(&b, "page-%07d\t%d\t1\thost%d\n", i, i%7, (n-i)%1000)
-		if i%100_000 == 0 {
-			b.WriteString("# a comment\n\n")
-		}
-	}
-	data := b.String()
-	rf, err := parseRates([]byte(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rf.pages) != n {
-		t.Fatalf("%d pages, want %d", len(rf.pages), n)
-	}
-	for _, i := range []int{0, 1, 123_456, n - 1} {
-		if id := string(rf.id(i)); id != fmt.Sprintf("page-%07d", i) || string(rf.hostName(i)) != fmt.Sprintf("host%d", (n-i)%1000) ||
-			rf.pages[i].Rate != float64(i%7)/secondsPerDay {
-			t.Errorf("page %d: id %s host %s rate %g", i, id, rf.hostName(i), rf.pages[i].Rate)
-		}
-	}
-	if string(rf.hostName(0)) != "host0" || string(rf.hostName(1)) != "host999" || rf.hosts.len() != 1000 || rf.host[0] != 0 || rf.host[1] != 1 {
-		t.Errorf("hosts numbered %d, %d, %d in all", rf.host[0], rf.host[1], rf.hosts.len())
-	}
-	bad := data + "page-x\tnope\n"
-	_, err = parseRates([]byte(bad))
-	if want := fmt.Sprintf("line %d: changes per day", strings.Count(data, "\n")+1); err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("error %v, want %q", err, want)
-	}
-}
-
 // BenchmarkAllocate runs the command on 10⁶ pages on 10⁴ hosts (the shape
 // of bench/allocate.sh, which runs 10⁷), output discarded: parsing,
 // allocation and formatting together.
@@ -436,88 +394,5 @@ func BenchmarkAllocate(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// TestNumberText checks the shortcuts of appendG, appendF4 and parseFloat
-// against strconv, byte for byte and bit for bit, on 200 000 random
-// numbers over every magnitude and on the hard cases: exact ties (which
-// strconv rounds to even), values that round up to the next power of ten,
-// powers of ten themselves, and malformed text.
-func TestNumberText(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 17))
-	vals := []float64{0, 1, 10, 100, 1e-15, 1e15, 0.125, 2.5, 1234.5, 123.45, 9999.5, 99.95, 9.995, 0.99995, 1e-5, 9.9995e-5,
-		0.00012345, 12345678, 0.5, 0.05, 0.00005, 1.00005, 86400, 1e22, 5e-324, math.MaxFloat64, math.Inf(1), math.NaN()}
-	for range 200_000 {
-		v := math.Exp((rng.Float64() - 0.5) * 90)
-		switch rng.IntN(4) {
-		case 0: // a short decimal, as in the rates files
-			v = math.Round(v*1e4) / 1e4
-		case 1: // a tie at some precision
-			v = (math.Floor(v) + 0.5) * math.Pow(10, float64(rng.IntN(9)-4))
-		}
-		vals = append(vals, v)
-	}
-	for _, v := range vals {
-		for _, prec := range []int{3, 4} {
-			if got, want := string(appendG(nil, v, prec)), strconv.FormatFloat(v, 'g', prec, 64); got != want {
-				t.Fatalf("appendG(%v, %d) = %s, strconv %s", v, prec, got, want)
-			}
-		}
-		if v <= 1 || math.IsNaN(v) {
-			if got, want := string(appendF4(nil, v)), strconv.FormatFloat(v, 'f', 4, 64); got != want {
-				t.Fatalf("appendF4(%v) = %s, strconv %s", v, got, want)
-			}
-		}
-		for _, s := range []string{strconv.FormatFloat(v, 'g', 4, 64), strconv.FormatFloat(v, 'f', 6, 64), strconv.FormatFloat(v, 'e', 3, 64),
-			strconv.FormatFloat(v, 'g', -1, 64)} {
-			got, err := parseFloat([]byte(s))
-			want, werr := strconv.ParseFloat(s, 64)
-			if (err != nil) != (werr != nil) || math.Float64bits(got) != math.Float64bits(want) && !math.IsNaN(want) {
-				t.Fatalf("parseFloat(%q) = %v, %v; strconv %v, %v", s, got, err, want, werr)
-			}
-		}
-	}
-	for _, s := range []string{"", ".", "1e", "1e+", "-1", "+2", "1.5.2", "0x10", "1_0", "inf", "1e400", "12345678901234567890", "007", ".5", "5.", "1E5"} {
-		got, err := parseFloat([]byte(s))
-		want, werr := strconv.ParseFloat(s, 64)
-		if (err != nil) != (werr != nil) || got != want {
-			t.Errorf("parseFloat(%q) = %v, %v; strconv %v, %v", s, got, err, want, werr)
-		}
-	}
-}
-
-// TestHostTable numbers 50 000 lookups of 5 000 names, many longer than
-// the 16 bytes kept in a slot and sharing those 16 bytes, against a map.
-func TestHostTable(t *testing.T) {
-	rng := rand.New(rand.NewPCG(18, 18))
-	names := make([]string, 5000)
-	for k := range names {
-		switch k % 3 {
-		case 0:
-			names[k] = fmt.Sprintf("h%d", k)
-		case 1:
-			names[k] = fmt.Sprintf("www.a-long-common-prefix.example/%d", k)
-		default:
-			names[k] = strings.Repeat("x", k%40+1)
-		}
-	}
-	var tab hostTable
-	want := map[string]int32{}
-	for range 50_000 {
-		name := names[rng.IntN(len(names))]
-		id, ok := want[name]
-		if !ok {
-			id = int32(len(want))
-			want[name] = id
-		}
-		if got := tab.number([]byte(name)); got != id {
-			t.Fatalf("%q numbered %d, want %d", name, got, id)
-		}
-	}
-	for name, id := range want {
-		if string(tab.name(id)) != name {
-			t.Errorf("name %d is %q, want %q", id, tab.name(id), name)
-		}
 	}
 }

@@ -8,8 +8,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 )
+
+// newFlagSet returns the flag set of the command name, which prints
+// nothing itself: parseArgs reports a mistake in one line, and the
+// command's help function prints -h.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
 
 // parseArgs parses the arguments of the command name into fs, which takes
 // no positional arguments. On -h it prints help to stdout; on a mistake,
@@ -31,6 +44,87 @@ func parseArgs(name string, fs *flag.FlagSet, args []string, help func(*flag.Fla
 	return 0, true
 }
 
+// newStderrFlagSet returns the flag set of the command name for demo and
+// simweb, which print their mistakes, and on -h usage and the flags, on
+// stderr.
+func newStderrFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseWithUsage parses args into fs, made by newStderrFlagSet, which
+// takes no positional arguments; prefix starts the message about them. It
+// returns false, with the exit status, when the command should stop there.
+func parseWithUsage(fs *flag.FlagSet, args []string, prefix string, stderr io.Writer) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected arguments: %v\n", prefix, fs.Args())
+		return 2, false
+	}
+	return 0, true
+}
+
+// usageError is a mistake in what the user asked for: a flag, the config
+// file, a seed. It exits with status 2.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// The checks of a flag's value: each returns the usage error that names
+// the flag -name, or nil when v is in range.
+
+// empty checks that a text flag is not empty.
+func empty(name, v string) error {
+	if v == "" {
+		return usagef("-%s is empty", name)
+	}
+	return nil
+}
+
+// negative checks that a number or duration is not below 0.
+func negative[T int | int64 | float64 | time.Duration](name string, v T) error {
+	if v < 0 {
+		return usagef("-%s %v is negative", name, v)
+	}
+	return nil
+}
+
+// notPositive checks that a number or duration is above 0.
+func notPositive[T int | int64 | float64 | time.Duration](name string, v T) error {
+	if v <= 0 {
+		return usagef("-%s %v is not positive", name, v)
+	}
+	return nil
+}
+
+// notOneOf checks that v is one of the choices.
+func notOneOf[T ~string](name string, v T, choices []T) error {
+	if !slices.Contains(choices, v) {
+		return usagef("-%s %q: want one of %v", name, v, choices)
+	}
+	return nil
+}
+
+// plotFormat is the image format a plot file's name asks for, png or svg
+// by its extension, or "" for another name.
+func plotFormat(name string) string {
+	switch f := strings.TrimPrefix(strings.ToLower(filepath.Ext(name)), "."); f {
+	case "png", "svg":
+		return f
+	}
+	return ""
+}
+
 // openInput opens the input file name: standard input for "-", and a name
 // ending in .gz is gunzipped. The caller closes what it returns.
 func openInput(name string) (io.ReadCloser, error) {
@@ -50,6 +144,22 @@ func openInput(name string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return gzipFile{zr, f}, nil
+}
+
+// readInput opens the input file name (openInput) and reads it with
+// read; its errors name the file.
+func readInput[T any](name string, read func(io.Reader) (T, error)) (T, error) {
+	in, err := openInput(name)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer in.Close()
+	v, err := read(in)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", name, err)
+	}
+	return v, nil
 }
 
 // gzipFile closes the gzip stream and the file under it.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -13,12 +12,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
@@ -31,12 +30,6 @@ const (
 	defaultBudget   = 10 // fetches per second: gentle on the real web, 864,000 a day
 	defaultProgress = 5 * time.Second
 )
-
-// usageError is a mistake in what the user asked for: a flag, the config
-// file, a seed. It exits with status 2.
-type usageError struct{ error }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // stringList is a repeatable flag.
 type stringList []string
@@ -117,10 +110,7 @@ type crawlOptions struct {
 
 // crawlFlags defines the crawl command's flags on a new FlagSet bound to o.
 func crawlFlags(o *crawlOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	// Parse errors are reported by runCrawl in one line; -h by crawlHelp.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("crawl")
 	fs.StringVar(&o.configFile, "config", "", "TOML config `file`; its keys are the flag names (seeds = [...] for -seed, seeds-file for -seeds); flags given here override it")
 	fs.Var(&o.seeds, "seed", "seed `URL` (repeatable); a restarted crawl needs none")
 	fs.StringVar(&o.seedsFile, "seeds", "", "`file` of seed URLs, one a line; blank lines and lines starting with # are skipped")
@@ -258,47 +248,8 @@ func parseCrawl(fs *flag.FlagSet, args []string) error {
 
 // config checks the options and turns them into a crawler.Config.
 func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
-	switch {
-	case o.dataDir == "":
-		return crawler.Config{}, usagef("-data is empty")
-	case o.runFor < 0:
-		return crawler.Config{}, usagef("-for %v is negative", o.runFor)
-	case o.maxPages < 0:
-		return crawler.Config{}, usagef("-max-pages %d is negative", o.maxPages)
-	case o.budget < 0:
-		return crawler.Config{}, usagef("-budget %g is negative", o.budget)
-	case o.delay < 0:
-		return crawler.Config{}, usagef("-delay %v is negative", o.delay)
-	case o.maxCrawlDelay <= 0:
-		return crawler.Config{}, usagef("-max-crawl-delay %v is not positive", o.maxCrawlDelay)
-	case o.revisit < 0:
-		return crawler.Config{}, usagef("-revisit %v is negative", o.revisit)
-	case !slices.Contains(refresh.Names, refresh.Name(o.policy)):
-		return crawler.Config{}, usagef("-policy %q: want one of %v", o.policy, refresh.Names)
-	case !slices.Contains(crawler.Orderings, rank.Ordering(o.ordering)):
-		return crawler.Config{}, usagef("-ordering %q: want one of %v", o.ordering, crawler.Orderings)
-	case o.ordering == string(rank.OrderTopic) && strings.TrimSpace(o.topic) == "":
-		return crawler.Config{}, usagef("-ordering topic needs -topic WORD")
-	case strings.ContainsAny(strings.TrimSpace(o.topic), " \t"):
-		return crawler.Config{}, usagef("-topic %q: one word", o.topic)
-	case o.rankInterval <= 0:
-		return crawler.Config{}, usagef("-rank-interval %v is not positive", o.rankInterval)
-	case !slices.Contains(refresh.Objectives, refresh.Objective(o.objective)):
-		return crawler.Config{}, usagef("-objective %q: want one of %v", o.objective, refresh.Objectives)
-	case o.crawlCost <= 0:
-		return crawler.Config{}, usagef("-crawl-cost %v is not positive", o.crawlCost)
-	case o.maxRevisit < 0:
-		return crawler.Config{}, usagef("-max-revisit %v is negative", o.maxRevisit)
-	case o.workers < 1:
-		return crawler.Config{}, usagef("-workers %d: need at least 1", o.workers)
-	case o.maxURLsPerHost < 0:
-		return crawler.Config{}, usagef("-max-urls-per-host %d is negative", o.maxURLsPerHost)
-	case o.warcSize <= 0:
-		return crawler.Config{}, usagef("-warc-size %d is not positive", o.warcSize)
-	case o.progress < 0:
-		return crawler.Config{}, usagef("-progress %v is negative", o.progress)
-	case strings.TrimSpace(o.userAgent) == "":
-		return crawler.Config{}, usagef("-user-agent is empty")
+	if err := o.check(); err != nil {
+		return crawler.Config{}, err
 	}
 	seeds := append([]string(nil), o.seeds...)
 	if o.seedsFile != "" {
@@ -308,6 +259,58 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 		}
 		seeds = append(seeds, more...)
 	}
+	return o.crawlerConfig(seeds, log), nil
+}
+
+// check reports the first option out of its range, as a usage error.
+func (o *crawlOptions) check() error {
+	var workers error
+	if o.workers < 1 {
+		workers = usagef("-workers %d: need at least 1", o.workers)
+	}
+	for _, err := range []error{
+		empty("data", o.dataDir),
+		negative("for", o.runFor),
+		negative("max-pages", o.maxPages),
+		negative("budget", o.budget),
+		negative("delay", o.delay),
+		notPositive("max-crawl-delay", o.maxCrawlDelay),
+		negative("revisit", o.revisit),
+		notOneOf("policy", refresh.Name(o.policy), refresh.Names),
+		notOneOf("ordering", rank.Ordering(o.ordering), crawler.Orderings),
+		o.checkTopic(),
+		notPositive("rank-interval", o.rankInterval),
+		notOneOf("objective", refresh.Objective(o.objective), refresh.Objectives),
+		notPositive("crawl-cost", o.crawlCost),
+		negative("max-revisit", o.maxRevisit),
+		workers,
+		negative("max-urls-per-host", o.maxURLsPerHost),
+		notPositive("warc-size", o.warcSize),
+		negative("progress", o.progress),
+		empty("user-agent", strings.TrimSpace(o.userAgent)),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTopic checks -topic: one word, which -ordering topic needs.
+func (o *crawlOptions) checkTopic() error {
+	topic := strings.TrimSpace(o.topic)
+	switch {
+	case o.ordering == string(rank.OrderTopic) && topic == "":
+		return usagef("-ordering topic needs -topic WORD")
+	case strings.ContainsAny(topic, " \t"):
+		return usagef("-topic %q: one word", o.topic)
+	}
+	return nil
+}
+
+// crawlerConfig turns the checked options and the seeds into a
+// crawler.Config.
+func (o *crawlOptions) crawlerConfig(seeds []string, log *slog.Logger) crawler.Config {
 	cfg := crawler.Config{
 		Seeds:          seeds,
 		DataDir:        o.dataDir,
@@ -343,27 +346,18 @@ func (o *crawlOptions) config(log *slog.Logger) (crawler.Config, error) {
 	if cfg.MaxURLsPerHost == 0 {
 		cfg.MaxURLsPerHost = -1
 	}
-	return cfg, nil
+	return cfg
 }
 
-// readSeeds reads a seeds file: one URL a line, blank lines and lines
-// starting with # skipped.
+// readSeeds reads the seeds file path (dataset.ReadSeeds).
 func readSeeds(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("seeds: %w", err)
 	}
 	defer f.Close()
-	var seeds []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		seeds = append(seeds, line)
-	}
-	if err := sc.Err(); err != nil {
+	seeds, err := dataset.ReadSeeds(f)
+	if err != nil {
 		return nil, fmt.Errorf("seeds %s: %w", path, err)
 	}
 	return seeds, nil

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -23,13 +22,8 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	sc := simweb.DefaultConfig()
-	sc.Speed = 3600
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: freshcrawl demo [flags]
+// demoUsage is demo's -h, which it prints on stderr before the flags.
+const demoUsage = `Usage: freshcrawl demo [flags]
 
 Start a synthetic web (simweb) in this process and crawl it, with a fetch
 budget below what keeping every page fresh would need, printing a live line:
@@ -52,71 +46,76 @@ Simulated time runs -speed times faster than wall time; politeness (the
 per-host delay, robots.txt Crawl-delay) is in wall time. Stop with Ctrl-C.
 
 Flags:
-`)
-		fs.PrintDefaults()
+`
+
+// demoOptions are the demo's settings.
+type demoOptions struct {
+	web              simweb.Config
+	dataDir, control string
+	budget           float64
+	delay, every     time.Duration
+	runFor, warmup   time.Duration
+	verbose          bool
+	policy           refresh.Name
+	objective        refresh.Objective
+}
+
+// demoFlags defines the demo's flags on a new FlagSet bound to o.
+func demoFlags(o *demoOptions, stderr io.Writer) *flag.FlagSet {
+	fs := newStderrFlagSet("demo", demoUsage, stderr)
+	fs.IntVar(&o.web.Hosts, "hosts", o.web.Hosts, "hosts of the synthetic web")
+	fs.IntVar(&o.web.PagesPerHost, "pages", o.web.PagesPerHost, "pages per host")
+	fs.Uint64Var(&o.web.Seed, "seed", o.web.Seed, "simweb seed: the same seed gives the same web")
+	fs.Float64Var(&o.web.Speed, "speed", o.web.Speed, "simulated seconds per wall second")
+	fs.Float64Var(&o.budget, "budget", 100, "fetches per second over all hosts")
+	fs.DurationVar(&o.delay, "delay", 200*time.Millisecond, "least gap between requests to one host")
+	fs.DurationVar(&o.runFor, "for", 0, "stop after this long (0: until interrupted)")
+	fs.DurationVar(&o.every, "progress", 3*time.Second, "interval of the live line")
+	fs.StringVar(&o.dataDir, "data", "", "keep the crawl (state and WARC files) in this directory (default: a temporary one, removed at exit)")
+	fs.StringVar(&o.control, "control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
+	fs.BoolVar(&o.verbose, "v", false, "log every failed fetch")
+	fs.StringVar((*string)(&o.policy), "policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch or stormcrawler (see freshcrawl crawl -h)")
+	fs.StringVar((*string)(&o.objective), "objective", string(refresh.Freshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
+	fs.DurationVar(&o.warmup, "warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
+	return fs
+}
+
+// check reports the first setting out of its range.
+func (o *demoOptions) check() error {
+	if o.budget <= 0 || o.every <= 0 || o.delay < 0 || o.runFor < 0 || o.warmup < 0 {
+		return errors.New("-budget and -progress must be positive, -delay, -for and -warmup not negative")
 	}
-	fs.IntVar(&sc.Hosts, "hosts", sc.Hosts, "hosts of the synthetic web")
-	fs.IntVar(&sc.PagesPerHost, "pages", sc.PagesPerHost, "pages per host")
-	fs.Uint64Var(&sc.Seed, "seed", sc.Seed, "simweb seed: the same seed gives the same web")
-	fs.Float64Var(&sc.Speed, "speed", sc.Speed, "simulated seconds per wall second")
-	budget := fs.Float64("budget", 100, "fetches per second over all hosts")
-	delay := fs.Duration("delay", 200*time.Millisecond, "least gap between requests to one host")
-	runFor := fs.Duration("for", 0, "stop after this long (0: until interrupted)")
-	every := fs.Duration("progress", 3*time.Second, "interval of the live line")
-	dataDir := fs.String("data", "", "keep the crawl (state and WARC files) in this directory (default: a temporary one, removed at exit)")
-	control := fs.String("control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
-	verbose := fs.Bool("v", false, "log every failed fetch")
-	pol := fs.String("policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch or stormcrawler (see freshcrawl crawl -h)")
-	objective := fs.String("objective", string(refresh.Freshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
-	warmup := fs.Duration("warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+	if err := notOneOf("policy", o.policy, refresh.Names); err != nil {
+		return err
+	}
+	return notOneOf("objective", o.objective, refresh.Objectives)
+}
+
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	o := demoOptions{web: simweb.DefaultConfig()}
+	o.web.Speed = 3600
+	fs := demoFlags(&o, stderr)
+	if code, ok := parseWithUsage(fs, args, "freshcrawl demo", stderr); !ok {
+		return code
+	}
+	if err := o.check(); err != nil {
+		fmt.Fprintf(stderr, "freshcrawl demo: %v\n", err)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "freshcrawl demo: unexpected arguments: %v\n", fs.Args())
-		return 2
-	}
-	if *budget <= 0 || *every <= 0 || *delay < 0 || *runFor < 0 || *warmup < 0 {
-		fmt.Fprintln(stderr, "freshcrawl demo: -budget and -progress must be positive, -delay, -for and -warmup not negative")
-		return 2
-	}
-	if !slices.Contains(refresh.Names, refresh.Name(*pol)) {
-		fmt.Fprintf(stderr, "freshcrawl demo: -policy %q: want one of %v\n", *pol, refresh.Names)
-		return 2
-	}
-	if !slices.Contains(refresh.Objectives, refresh.Objective(*objective)) {
-		fmt.Fprintf(stderr, "freshcrawl demo: -objective %q: want one of %v\n", *objective, refresh.Objectives)
-		return 2
-	}
-	web, err := simweb.New(sc, nil)
+	web, err := simweb.New(o.web, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "freshcrawl demo: %v\n", err)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if *runFor > 0 {
+	if o.runFor > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *runFor)
+		ctx, cancel = context.WithTimeout(ctx, o.runFor)
 		defer cancel()
 	}
 	d := &demo{web: web, copies: map[string]uint32{}, rates: map[string]estimated{}, stdout: stdout, stderr: stderr}
-	return d.run(ctx, demoOptions{dataDir: *dataDir, control: *control, budget: *budget, delay: *delay, every: *every,
-		verbose: *verbose, policy: refresh.Name(*pol), objective: refresh.Objective(*objective), warmup: *warmup})
-}
-
-// demoOptions are the demo's settings.
-type demoOptions struct {
-	dataDir, control string
-	budget           float64
-	delay, every     time.Duration
-	verbose          bool
-	policy           refresh.Name
-	objective        refresh.Objective
-	warmup           time.Duration
+	return d.run(ctx, o)
 }
 
 // demo tracks the collection a crawl holds, copy by copy, so simweb can
@@ -203,56 +202,96 @@ func (d *demo) rateAccuracy() (n int, within2 float64) {
 	return n, float64(good) / float64(n)
 }
 
+// run serves the web, crawls it until ctx ends, and prints what the demo
+// is, a live line every o.every and a summary.
 func (d *demo) run(ctx context.Context, o demoOptions) int {
-	dataDir, control, budget, delay, every, verbose := o.dataDir, o.control, o.budget, o.delay, o.every, o.verbose
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	fail := func(err error) int {
 		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
 		return 1
 	}
-	srv := &http.Server{Handler: d.web, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-	if control != "" {
-		cln, err := net.Listen("tcp", control)
-		if err != nil {
-			fmt.Fprintf(d.stderr, "freshcrawl demo: -control: %v\n", err)
-			return 1
-		}
-		csrv := &http.Server{Handler: d.web.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
-		go csrv.Serve(cln)
-		defer csrv.Close()
+	addr, stopServing, err := d.serve(o.control)
+	if err != nil {
+		return fail(err)
 	}
+	defer stopServing()
+	dataDir := o.dataDir
 	if dataDir == "" {
 		dir, err := os.MkdirTemp("", "freshcrawl-demo-")
 		if err != nil {
-			fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		defer os.RemoveAll(dir)
 		dataDir = dir
 	}
-	rule, err := fetch.ParseResolve("*." + simweb.Zone + "=" + ln.Addr().String())
+	pages := d.allowedPages()
+	c, err := d.newCrawler(o, dataDir, addr, pages)
 	if err != nil {
-		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
-		return 1
+		return fail(err)
 	}
-	var seeds []string
-	for _, h := range d.web.Hosts() {
-		seeds = append(seeds, "http://"+h.Name+"/")
+	d.header(o, dataDir, addr, pages)
+	live, runErr := d.watch(ctx, c, o, pages)
+	if cerr := c.Close(); runErr == nil {
+		runErr = cerr
 	}
-	pages := 0 // the pages the crawler may hold: robots.txt allows them
+	if runErr != nil {
+		return fail(runErr)
+	}
+	d.summary(c.Stats(), live, o.warmup)
+	return 0
+}
+
+// serve starts serving the web on a loopback port, and its control API on
+// control if that is set. It returns the web's address and the function
+// that stops both.
+func (d *demo) serve(control string) (net.Addr, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := &http.Server{Handler: d.web, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	if control == "" {
+		return ln.Addr(), func() { srv.Close() }, nil
+	}
+	cln, err := net.Listen("tcp", control)
+	if err != nil {
+		srv.Close()
+		return nil, nil, fmt.Errorf("-control: %w", err)
+	}
+	csrv := &http.Server{Handler: d.web.ControlHandler(), ReadHeaderTimeout: 10 * time.Second}
+	go csrv.Serve(cln)
+	return ln.Addr(), func() { csrv.Close(); srv.Close() }, nil
+}
+
+// allowedPages is the number of pages the crawler may hold: those
+// robots.txt allows.
+func (d *demo) allowedPages() int {
+	pages := 0
 	d.web.Snapshot(d.web.Clock().Now(), func(u string, _ simweb.Version) {
 		if d.web.Allowed(u, fetch.DefaultUserAgent) {
 			pages++
 		}
 	})
+	return pages
+}
+
+// newCrawler makes the crawler of the web at addr: every host a seed, a
+// collection as large as the pages it may hold, and simweb's clock.
+func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, pages int) (*crawler.Crawler, error) {
+	rule, err := fetch.ParseResolve("*." + simweb.Zone + "=" + addr.String())
+	if err != nil {
+		return nil, err
+	}
+	var seeds []string
+	for _, h := range d.web.Hosts() {
+		seeds = append(seeds, "http://"+h.Name+"/")
+	}
 	level := slog.LevelError
-	if verbose {
+	if o.verbose {
 		level = slog.LevelWarn
 	}
-	c, err := crawler.New(crawler.Config{
-		Seeds: seeds, DataDir: dataDir, Scope: crawler.ScopeAny, Budget: budget, Delay: delay,
+	return crawler.New(crawler.Config{
+		Seeds: seeds, DataDir: dataDir, Scope: crawler.ScopeAny, Budget: o.budget, Delay: o.delay,
 		MaxPages: pages,
 		Workers:  64,
 		Fetch:    fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}},
@@ -262,82 +301,94 @@ func (d *demo) run(ctx context.Context, o demoOptions) int {
 		// Last-Modified and Date come from simweb's simulated clock.
 		TimeScale: d.web.Config().Speed,
 	})
-	if err != nil {
-		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", err)
-		return 1
-	}
+}
+
+// header prints what the demo runs, and the live lines' column heads.
+func (d *demo) header(o demoOptions, dataDir string, addr net.Addr, pages int) {
 	cfg := d.web.Config()
-	cycle := time.Duration(float64(pages) / budget * float64(time.Second))
+	cycle := time.Duration(float64(pages) / o.budget * float64(time.Second))
 	fmt.Fprintf(d.stdout, "demo: simweb of %d hosts × %d pages (%d that robots.txt allows) on %s, simulated time ×%g\n",
-		cfg.Hosts, cfg.PagesPerHost, pages, ln.Addr(), cfg.Speed)
+		cfg.Hosts, cfg.PagesPerHost, pages, addr, cfg.Speed)
 	fmt.Fprintf(d.stdout, "demo: budget %g fetches/s: each page once every %v wall = %s simulated, while a fifth of the pages change more than once a day\n",
-		budget, cycle.Round(time.Second), simDuration(time.Duration(float64(cycle)*cfg.Speed)))
+		o.budget, cycle.Round(time.Second), simDuration(time.Duration(float64(cycle)*cfg.Speed)))
 	fmt.Fprintf(d.stdout, "demo: refresh policy %s", o.policy)
 	if o.policy == refresh.Optimal {
 		fmt.Fprintf(d.stdout, " (%s)", o.objective)
 	}
 	fmt.Fprintf(d.stdout, "; crawl data in %s\n", dataDir)
 	fmt.Fprintf(d.stdout, "%7s %9s %13s %9s %7s %7s %11s %15s\n", "wall", "simulated", "held", "fetch/s", "fresh", "held", "age(held)", "rate within 2×")
+}
 
+// watch runs the crawler until ctx ends or it fails, printing a live line
+// every o.every and at the end, and returns the lines and the crawler's
+// error.
+func (d *demo) watch(ctx context.Context, c *crawler.Crawler, o demoOptions, pages int) (*liveLines, error) {
 	done := make(chan error, 1)
-	start := time.Now()
+	live := &liveLines{d: d, c: c, pages: pages, warmup: o.warmup, start: time.Now()}
+	live.last = live.start
 	go func() { done <- c.Run(ctx) }()
-	tick := time.NewTicker(every)
+	tick := time.NewTicker(o.every)
 	defer tick.Stop()
-	var lastReq int64
-	last := start
-	var sum struct {
-		n                int
-		fresh, held, age float64
-	}
-	line := func() {
-		now := time.Now()
-		st := c.Stats()
-		q := d.quality()
-		rate := float64(st.Requests-lastReq) / now.Sub(last).Seconds()
-		lastReq, last = st.Requests, now
-		webFresh := float64(q.Fresh) / float64(pages)
-		est := "-"
-		if n, within := d.rateAccuracy(); n > 0 {
-			est = fmt.Sprintf("%.2f of %d", within, n)
-		}
-		if now.Sub(start) >= o.warmup {
-			sum.n++
-			sum.fresh += webFresh
-			sum.held += q.Freshness
-			sum.age += q.MeanAge.Seconds()
-		}
-		fmt.Fprintf(d.stdout, "%7s %9s %6d/%-6d %9.1f %7.3f %7.3f %11s %15s\n",
-			now.Sub(start).Round(time.Second), simDuration(d.web.Clock().Now()), q.Pages, pages, rate,
-			webFresh, q.Freshness, simDuration(q.MeanAge), est)
-	}
-	var runErr error
-loop:
 	for {
 		select {
 		case <-tick.C:
-			line()
-		case runErr = <-done:
-			break loop
+			live.print()
+		case err := <-done:
+			live.print()
+			return live, err
 		}
 	}
-	line()
-	if cerr := c.Close(); runErr == nil {
-		runErr = cerr
+}
+
+// liveLines prints the live lines and sums those after the warm-up.
+type liveLines struct {
+	d       *demo
+	c       *crawler.Crawler
+	pages   int
+	warmup  time.Duration
+	start   time.Time
+	last    time.Time // of the previous line
+	lastReq int64     // requests by then
+
+	n                int // lines summed
+	fresh, held, age float64
+}
+
+// print prints one live line: wall and simulated time, pages held, the
+// fetch rate since the previous line, the collection's true freshness and
+// age, and how well the change rates are estimated.
+func (l *liveLines) print() {
+	now := time.Now()
+	st := l.c.Stats()
+	q := l.d.quality()
+	rate := float64(st.Requests-l.lastReq) / now.Sub(l.last).Seconds()
+	l.lastReq, l.last = st.Requests, now
+	webFresh := float64(q.Fresh) / float64(l.pages)
+	est := "-"
+	if n, within := l.d.rateAccuracy(); n > 0 {
+		est = fmt.Sprintf("%.2f of %d", within, n)
 	}
-	if runErr != nil {
-		fmt.Fprintf(d.stderr, "freshcrawl demo: %v\n", runErr)
-		return 1
+	if now.Sub(l.start) >= l.warmup {
+		l.n++
+		l.fresh += webFresh
+		l.held += q.Freshness
+		l.age += q.MeanAge.Seconds()
 	}
-	st := c.Stats()
+	fmt.Fprintf(l.d.stdout, "%7s %9s %6d/%-6d %9.1f %7.3f %7.3f %11s %15s\n",
+		now.Sub(l.start).Round(time.Second), simDuration(l.d.web.Clock().Now()), q.Pages, l.pages, rate,
+		webFresh, q.Freshness, simDuration(q.MeanAge), est)
+}
+
+// summary prints the crawl's counts and the mean of the live lines after
+// the warm-up.
+func (d *demo) summary(st crawler.Stats, live *liveLines, warmup time.Duration) {
 	fmt.Fprintf(d.stdout, "demo: %d requests, %d pages fetched (%d changed, %d not modified), %d failures, %d URLs seen\n",
 		st.Requests, st.Pages, st.Changed, st.NotModified, st.Failures, st.Seen)
-	if sum.n > 0 {
-		n := float64(sum.n)
+	if live.n > 0 {
+		n := float64(live.n)
 		fmt.Fprintf(d.stdout, "demo: mean of %d lines after %v: fresh %.4f held %.4f age(held) %s\n",
-			sum.n, o.warmup, sum.fresh/n, sum.held/n, simDuration(time.Duration(sum.age/n*float64(time.Second))))
+			live.n, warmup, live.fresh/n, live.held/n, simDuration(time.Duration(live.age/n*float64(time.Second))))
 	}
-	return 0
 }
 
 // simDuration prints a simulated duration in days and hours.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/datadir"
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -63,9 +64,7 @@ type estimateOptions struct {
 }
 
 func estimateFlags(o *estimateOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("estimate")
 	fs.StringVar(&o.dir, "data", defaultDataDir, "data `directory` of a crawl to read")
 	fs.StringVar(&o.bing, "bing", "", "read a history `file` in the Bing freshness dataset format instead")
 	fs.StringVar(&o.estimator, "estimator", "auto", "estimator `name`, or all")
@@ -173,7 +172,7 @@ func estimateBing(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 		return 2
 	}
 	defer in.Close()
-	r := change.NewBingReader(in)
+	r := dataset.NewBingReader(in)
 	h := &datadir.History{Auto: change.Auto{Prior: change.Paper001Prior()}}
 	bad, n := 0, 0
 	for o.limit == 0 || n < o.limit {
@@ -181,7 +180,7 @@ func estimateBing(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 		if err == io.EOF {
 			break
 		}
-		if errors.Is(err, change.ErrBingSyntax) {
+		if errors.Is(err, dataset.ErrBingSyntax) {
 			if bad++; bad <= maxReported {
 				fmt.Fprintf(stderr, "freshcrawl estimate: %s: %v (line skipped)\n", o.bing, err)
 			}

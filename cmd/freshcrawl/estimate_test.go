@@ -93,10 +93,7 @@ func TestEstimateUsageErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			code := run(append([]string{"estimate"}, tt.args...), &out, &errOut)
-			msg := errOut.String()
-			if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tt.want) {
-				t.Errorf("exit %d, stderr %q: want 2 and one line naming %q", code, msg, tt.want)
-			}
+			checkUsageError(t, code, errOut.String(), tt.want)
 		})
 	}
 }

@@ -46,6 +46,16 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
+// checkUsageError fails t unless a command exited with status 2 and one
+// line on stderr that contains want, as every mistake in a command line
+// does.
+func checkUsageError(t *testing.T, code int, stderr, want string) {
+	t.Helper()
+	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q: want 2 and one line with %q", code, stderr, want)
+	}
+}
+
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
 type syncBuffer struct {
 	mu sync.Mutex

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -90,9 +89,7 @@ type simulateOptions struct {
 }
 
 func simulateFlags(o *simulateOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("simulate")
 	fs.IntVar(&o.pages, "pages", 10000, "number of `pages`")
 	fs.Float64Var(&o.days, "days", 150, "simulated `days`")
 	fs.Float64Var(&o.warmup, "warmup", 60, "`days` at the start left out of the averages")
@@ -117,31 +114,8 @@ func simulateFlags(o *simulateOptions) *flag.FlagSet {
 // comparison checks the flags and builds the comparison they ask for.
 func (o *simulateOptions) comparison() (simpolicy.Comparison, error) {
 	var c simpolicy.Comparison
-	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
-	switch {
-	case o.pages < 1 || o.pages > 1<<26:
-		return c, fmt.Errorf("-pages must be between 1 and %d", 1<<26)
-	case !pos(o.days):
-		return c, errors.New("-days must be a positive number")
-	case !(o.warmup >= 0 && o.warmup < o.days):
-		return c, errors.New("-warmup must be at least 0 and less than -days")
-	case !(o.budget >= 0) || math.IsInf(o.budget, 1):
-		return c, errors.New("-budget must be a positive number of fetches per day")
-	case !(o.lastMod >= 0 && o.lastMod <= 1):
-		return c, errors.New("-lastmod must be a share between 0 and 1")
-	case o.seeds < 1 || o.seeds > 1000:
-		return c, errors.New("-seeds must be between 1 and 1000")
-	case !pos(o.maxInterval):
-		return c, errors.New("-max-interval must be a positive number of days")
-	case !pos(o.priorWeight):
-		return c, errors.New("-prior-weight must be a positive number")
-	case !pos(o.replan):
-		return c, errors.New("-replan must be a positive number of hours")
-	case o.parallel < 0:
-		return c, errors.New("-parallel must not be negative")
-	}
-	if ext := strings.ToLower(filepath.Ext(o.plotFile)); o.plotFile != "" && ext != ".png" && ext != ".svg" {
-		return c, fmt.Errorf("-plot %s: the file name must end in .png or .svg", o.plotFile)
+	if err := o.check(); err != nil {
+		return c, err
 	}
 	switch o.objective {
 	case "freshness":
@@ -180,6 +154,37 @@ func (o *simulateOptions) comparison() (simpolicy.Comparison, error) {
 	return c, nil
 }
 
+// check checks the numbers and the plot file's name.
+func (o *simulateOptions) check() error {
+	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
+	switch {
+	case o.pages < 1 || o.pages > 1<<26:
+		return fmt.Errorf("-pages must be between 1 and %d", 1<<26)
+	case !pos(o.days):
+		return errors.New("-days must be a positive number")
+	case !(o.warmup >= 0 && o.warmup < o.days):
+		return errors.New("-warmup must be at least 0 and less than -days")
+	case !(o.budget >= 0) || math.IsInf(o.budget, 1):
+		return errors.New("-budget must be a positive number of fetches per day")
+	case !(o.lastMod >= 0 && o.lastMod <= 1):
+		return errors.New("-lastmod must be a share between 0 and 1")
+	case o.seeds < 1 || o.seeds > 1000:
+		return errors.New("-seeds must be between 1 and 1000")
+	case !pos(o.maxInterval):
+		return errors.New("-max-interval must be a positive number of days")
+	case !pos(o.priorWeight):
+		return errors.New("-prior-weight must be a positive number")
+	case !pos(o.replan):
+		return errors.New("-replan must be a positive number of hours")
+	case o.parallel < 0:
+		return errors.New("-parallel must not be negative")
+	}
+	if o.plotFile != "" && plotFormat(o.plotFile) == "" {
+		return fmt.Errorf("-plot %s: the file name must end in .png or .svg", o.plotFile)
+	}
+	return nil
+}
+
 func runSimulate(args []string, stdout, stderr io.Writer) int {
 	var o simulateOptions
 	fs := simulateFlags(&o)
@@ -203,7 +208,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if o.plotFile != "" {
-		format := strings.TrimPrefix(strings.ToLower(filepath.Ext(o.plotFile)), ".")
+		format := plotFormat(o.plotFile)
 		if err := writeFileWith(o.plotFile, buffered(func(w io.Writer) error { return freshnessChart(rep, o.warmup).Write(w, format, simulatePlotSize) })); err != nil {
 			fmt.Fprintf(stderr, "freshcrawl simulate: %v\n", err)
 			return 1

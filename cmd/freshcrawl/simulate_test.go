@@ -50,10 +50,7 @@ func TestSimulateBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			code := runSimulate(tt.args, &out, &errOut)
-			msg := errOut.String()
-			if code != 2 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tt.want) {
-				t.Errorf("exit %d, stderr %q: want 2 and one line with %q", code, msg, tt.want)
-			}
+			checkUsageError(t, code, errOut.String(), tt.want)
 		})
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,12 +16,8 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
-func runSimweb(args []string, stdout, stderr io.Writer) int {
-	cfg := simweb.DefaultConfig()
-	fs := flag.NewFlagSet("simweb", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: freshcrawl simweb [flags]
+// simwebUsage is simweb's -h, which it prints on stderr before the flags.
+const simwebUsage = `Usage: freshcrawl simweb [flags]
 
 Serve a synthetic web on loopback: many virtual hosts under the .test zone on
 one listener, pages that change over simulated time by processes calibrated to
@@ -35,71 +30,71 @@ or by overriding name resolution (curl --connect-to ::127.0.0.1:8080 http://h0-c
 The control API (see README) is on -control.
 
 Flags:
-`)
-		fs.PrintDefaults()
+`
+
+// simwebOptions are the simweb command's flags: the web's config, and
+// how to serve or describe it.
+type simwebOptions struct {
+	cfg                          simweb.Config
+	epoch, faults, addr, control string
+	describe, asJSON             bool
+	sample                       int
+}
+
+// simwebFlags defines the simweb command's flags on a new FlagSet bound to
+// o, whose cfg holds the defaults.
+func simwebFlags(o *simwebOptions, stderr io.Writer) *flag.FlagSet {
+	fs := newStderrFlagSet("simweb", simwebUsage, stderr)
+	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "random seed: the same seed gives the same web")
+	fs.IntVar(&o.cfg.Hosts, "hosts", o.cfg.Hosts, "number of hosts")
+	fs.IntVar(&o.cfg.PagesPerHost, "pages", o.cfg.PagesPerHost, "pages per host")
+	fs.Float64Var(&o.cfg.Links, "links", o.cfg.Links, "mean out-links per page")
+	fs.Float64Var(&o.cfg.IntraSite, "intra", o.cfg.IntraSite, "share of links to the same site")
+	fs.Float64Var(&o.cfg.Speed, "speed", o.cfg.Speed, "simulated seconds per wall second (3600 = one hour per second)")
+	fs.StringVar(&o.epoch, "epoch", o.cfg.Epoch.Format(time.RFC3339), "date of simulated time zero (RFC 3339)")
+	fs.Float64Var(&o.cfg.ParetoShare, "pareto", o.cfg.ParetoShare, "share of sites whose pages change by a Pareto renewal process (paper 002)")
+	fs.Float64Var(&o.cfg.QDShare, "qd", o.cfg.QDShare, "share of sites whose pages change quasi-deterministically (paper 002)")
+	fs.Float64Var(&o.cfg.ParetoAlpha, "pareto-alpha", o.cfg.ParetoAlpha, "Pareto shape (> 1)")
+	fs.Float64Var(&o.cfg.Churn, "churn", o.cfg.Churn, "multiplier on the page death and birth rates of ch. 4 (0: pages never die)")
+	fs.Float64Var(&o.cfg.Validators.Absent, "validators-absent", o.cfg.Validators.Absent, "share of sites without Last-Modified and ETag")
+	fs.Float64Var(&o.cfg.Validators.Wrong, "validators-wrong", o.cfg.Validators.Wrong, "share of sites whose Last-Modified and ETag do not follow the content")
+	fs.Float64Var(&o.cfg.Robots.NotFound, "robots-404", o.cfg.Robots.NotFound, "share of hosts whose robots.txt is 404")
+	fs.Float64Var(&o.cfg.Robots.ServerError, "robots-500", o.cfg.Robots.ServerError, "share of hosts whose robots.txt is 500")
+	fs.Float64Var(&o.cfg.Robots.CrawlDelay, "crawl-delay", o.cfg.Robots.CrawlDelay, "share of the other hosts that declare a Crawl-delay")
+	fs.IntVar(&o.cfg.Robots.MaxCrawlDelay, "max-crawl-delay", o.cfg.Robots.MaxCrawlDelay, "largest Crawl-delay declared, seconds")
+	fs.Float64Var(&o.cfg.Sitemaps.None, "sitemap-none", o.cfg.Sitemaps.None, "share of sites without a sitemap")
+	fs.Float64Var(&o.cfg.Sitemaps.Wrong, "sitemap-wrong", o.cfg.Sitemaps.Wrong, "share of sites whose sitemap lastmod is wrong")
+	fs.Float64Var(&o.cfg.GzipShare, "gzip", o.cfg.GzipShare, "share of sites that gzip responses")
+	fs.StringVar(&o.faults, "faults", "", "fault rates, e.g. 5xx=0.01,slow=0.02 (names: all, "+strings.Join(simweb.FaultKeys(), ", ")+")")
+	fs.DurationVar(&o.cfg.Faults.SlowDelay, "slow-delay", o.cfg.Faults.SlowDelay, "delay of a slow response")
+	fs.DurationVar(&o.cfg.Faults.RetryAfter, "retry-after", o.cfg.Faults.RetryAfter, "Retry-After of a 429")
+	fs.IntVar(&o.cfg.Faults.RedirectHops, "redirect-hops", o.cfg.Faults.RedirectHops, "length of redirect chains")
+	fs.Int64Var(&o.cfg.Faults.OversizeBytes, "oversize-bytes", o.cfg.Faults.OversizeBytes, "size of oversized bodies")
+	fs.Int64Var(&o.cfg.Faults.BombBytes, "bomb-bytes", o.cfg.Faults.BombBytes, "inflated size of gzip bombs")
+	fs.DurationVar(&o.cfg.Audit.MinDelay, "audit-delay", 0, "politeness audit: minimum gap between requests to a host (0: not checked)")
+	fs.IntVar(&o.cfg.Audit.MaxInFlight, "audit-concurrency", 0, "politeness audit: most requests in flight to a host (0: not checked)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address of the web")
+	fs.StringVar(&o.control, "control", "127.0.0.1:8081", "listen address of the control API (truth, audit, clock)")
+	fs.BoolVar(&o.describe, "describe", false, "print the web's statistics next to the figures it is calibrated to, and exit")
+	fs.IntVar(&o.sample, "sample", 100000, "with -describe: pages sampled for the change statistics (0: all)")
+	fs.BoolVar(&o.asJSON, "json", false, "with -describe: print JSON")
+	return fs
+}
+
+func runSimweb(args []string, stdout, stderr io.Writer) int {
+	o := simwebOptions{cfg: simweb.DefaultConfig()}
+	fs := simwebFlags(&o, stderr)
+	if code, ok := parseWithUsage(fs, args, "simweb", stderr); !ok {
+		return code
 	}
-	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed: the same seed gives the same web")
-	fs.IntVar(&cfg.Hosts, "hosts", cfg.Hosts, "number of hosts")
-	fs.IntVar(&cfg.PagesPerHost, "pages", cfg.PagesPerHost, "pages per host")
-	fs.Float64Var(&cfg.Links, "links", cfg.Links, "mean out-links per page")
-	fs.Float64Var(&cfg.IntraSite, "intra", cfg.IntraSite, "share of links to the same site")
-	fs.Float64Var(&cfg.Speed, "speed", cfg.Speed, "simulated seconds per wall second (3600 = one hour per second)")
-	epoch := fs.String("epoch", cfg.Epoch.Format(time.RFC3339), "date of simulated time zero (RFC 3339)")
-	fs.Float64Var(&cfg.ParetoShare, "pareto", cfg.ParetoShare, "share of sites whose pages change by a Pareto renewal process (paper 002)")
-	fs.Float64Var(&cfg.QDShare, "qd", cfg.QDShare, "share of sites whose pages change quasi-deterministically (paper 002)")
-	fs.Float64Var(&cfg.ParetoAlpha, "pareto-alpha", cfg.ParetoAlpha, "Pareto shape (> 1)")
-	fs.Float64Var(&cfg.Churn, "churn", cfg.Churn, "multiplier on the page death and birth rates of ch. 4 (0: pages never die)")
-	fs.Float64Var(&cfg.Validators.Absent, "validators-absent", cfg.Validators.Absent, "share of sites without Last-Modified and ETag")
-	fs.Float64Var(&cfg.Validators.Wrong, "validators-wrong", cfg.Validators.Wrong, "share of sites whose Last-Modified and ETag do not follow the content")
-	fs.Float64Var(&cfg.Robots.NotFound, "robots-404", cfg.Robots.NotFound, "share of hosts whose robots.txt is 404")
-	fs.Float64Var(&cfg.Robots.ServerError, "robots-500", cfg.Robots.ServerError, "share of hosts whose robots.txt is 500")
-	fs.Float64Var(&cfg.Robots.CrawlDelay, "crawl-delay", cfg.Robots.CrawlDelay, "share of the other hosts that declare a Crawl-delay")
-	fs.IntVar(&cfg.Robots.MaxCrawlDelay, "max-crawl-delay", cfg.Robots.MaxCrawlDelay, "largest Crawl-delay declared, seconds")
-	fs.Float64Var(&cfg.Sitemaps.None, "sitemap-none", cfg.Sitemaps.None, "share of sites without a sitemap")
-	fs.Float64Var(&cfg.Sitemaps.Wrong, "sitemap-wrong", cfg.Sitemaps.Wrong, "share of sites whose sitemap lastmod is wrong")
-	fs.Float64Var(&cfg.GzipShare, "gzip", cfg.GzipShare, "share of sites that gzip responses")
-	faults := fs.String("faults", "", "fault rates, e.g. 5xx=0.01,slow=0.02 (names: all, "+strings.Join(simweb.FaultKeys(), ", ")+")")
-	fs.DurationVar(&cfg.Faults.SlowDelay, "slow-delay", cfg.Faults.SlowDelay, "delay of a slow response")
-	fs.DurationVar(&cfg.Faults.RetryAfter, "retry-after", cfg.Faults.RetryAfter, "Retry-After of a 429")
-	fs.IntVar(&cfg.Faults.RedirectHops, "redirect-hops", cfg.Faults.RedirectHops, "length of redirect chains")
-	fs.Int64Var(&cfg.Faults.OversizeBytes, "oversize-bytes", cfg.Faults.OversizeBytes, "size of oversized bodies")
-	fs.Int64Var(&cfg.Faults.BombBytes, "bomb-bytes", cfg.Faults.BombBytes, "inflated size of gzip bombs")
-	fs.DurationVar(&cfg.Audit.MinDelay, "audit-delay", 0, "politeness audit: minimum gap between requests to a host (0: not checked)")
-	fs.IntVar(&cfg.Audit.MaxInFlight, "audit-concurrency", 0, "politeness audit: most requests in flight to a host (0: not checked)")
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address of the web")
-	control := fs.String("control", "127.0.0.1:8081", "listen address of the control API (truth, audit, clock)")
-	describe := fs.Bool("describe", false, "print the web's statistics next to the figures it is calibrated to, and exit")
-	sample := fs.Int("sample", 100000, "with -describe: pages sampled for the change statistics (0: all)")
-	asJSON := fs.Bool("json", false, "with -describe: print JSON")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "simweb: unexpected arguments: %v\n", fs.Args())
-		return 2
-	}
-	var err error
-	if cfg.Epoch, err = time.Parse(time.RFC3339, *epoch); err != nil {
-		fmt.Fprintf(stderr, "simweb: -epoch: %v\n", err)
-		return 2
-	}
-	if *faults != "" {
-		if cfg.Faults, err = simweb.ParseFaults(*faults, cfg.Faults); err != nil {
-			fmt.Fprintf(stderr, "simweb: -faults: %v\n", err)
-			return 2
-		}
-	}
-	web, err := simweb.New(cfg, nil)
+	web, err := o.web()
 	if err != nil {
 		fmt.Fprintf(stderr, "simweb: %v\n", err)
 		return 2
 	}
-	if *describe {
-		st := simweb.Describe(web, *sample)
-		if *asJSON {
+	if o.describe {
+		st := simweb.Describe(web, o.sample)
+		if o.asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
 			_ = enc.Encode(st)
@@ -110,7 +105,22 @@ Flags:
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	return serve(ctx, web, *addr, *control, stdout, stderr)
+	return serve(ctx, web, o.addr, o.control, stdout, stderr)
+}
+
+// web makes the web of the flags: the config with the epoch and the
+// faults parsed.
+func (o *simwebOptions) web() (*simweb.Web, error) {
+	var err error
+	if o.cfg.Epoch, err = time.Parse(time.RFC3339, o.epoch); err != nil {
+		return nil, fmt.Errorf("-epoch: %w", err)
+	}
+	if o.faults != "" {
+		if o.cfg.Faults, err = simweb.ParseFaults(o.faults, o.cfg.Faults); err != nil {
+			return nil, fmt.Errorf("-faults: %w", err)
+		}
+	}
+	return simweb.New(o.cfg, nil)
 }
 
 // serve runs the web and its control API until ctx ends, then shuts both

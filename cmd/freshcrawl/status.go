@@ -33,10 +33,7 @@ Flags:
 
 // statusFlags defines the status command's flags.
 func statusFlags(dir *string, asJSON *bool) *flag.FlagSet {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	// Parse errors are reported by runStatus in one line; -h by statusHelp.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("status")
 	fs.StringVar(dir, "data", defaultDataDir, "data `directory` of the crawl")
 	fs.BoolVar(asJSON, "json", false, "print one JSON object instead of a table")
 	return fs

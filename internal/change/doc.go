@@ -35,7 +35,7 @@
 //   - naive (Naive) and lm (LM): the biased estimators the dissertation
 //     improves on, kept as baselines.
 //
-// All, ByName and the names above serve the CLI's -estimator flag.
-// BingReader reads the public Bing freshness dataset, real crawl histories to
-// try the estimators on.
+// All, ByName and the names above serve the CLI's -estimator flag. The
+// public Bing freshness dataset, real crawl histories to try them on, is
+// read by package dataset.
 package change

@@ -1,21 +1,21 @@
-package change
+package dataset
 
 import (
 	"bufio"
 	"errors"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/freshcrawl/freshcrawl/internal/change"
 )
 
-// readAll returns the records of r with the line each came from, stopping
+// readRecords returns the records of r with the line each came from, stopping
 // at the first error.
-func readAll(r *BingReader) ([]BingRecord, []int, error) {
+func readRecords(r *BingReader) ([]BingRecord, []int, error) {
 	var recs []BingRecord
 	var lines []int
 	for {
@@ -42,7 +42,7 @@ func TestBingReaderFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, lines, err := readAll(NewBingReader(f))
+	recs, lines, err := readRecords(NewBingReader(f))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,61 +136,29 @@ func TestBingLongLines(t *testing.T) {
 }
 
 // TestBingAddTo checks that a record becomes observations in seconds at
-// the crawl times, and that the MLE on them is the exact-list root.
+// the crawl times since the start of the collection, written out here by
+// hand: the first crawl at 2.5 days sets the baseline, and the 0-day
+// recrawl is passed on (Stats.Add ignores it).
 func TestBingAddTo(t *testing.T) {
 	r := NewBingReader(strings.NewReader("5\t2.5\t[[1, 1], [0.5, 0], [2, 1], [1, 0], [0, 1], [1.5, 0]]\n"))
 	rec, err := r.Next()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s Stats
-	rec.AddTo(&s)
-	if s.Count() != 5 { // the 0-day recrawl is not an observation
-		t.Errorf("count %d, want 5", s.Count())
+	var got change.Stats
+	rec.AddTo(&got)
+	const day = 86400
+	var want change.Stats
+	for _, o := range []struct {
+		interval, at float64
+		changed      bool
+	}{{1 * day, 3.5 * day, true}, {0.5 * day, 4 * day, false}, {2 * day, 6 * day, true}, {1 * day, 7 * day, false}, {0, 7 * day, true}, {1.5 * day, 8.5 * day, false}} {
+		want.Add(change.Observation{Interval: o.interval, Changed: o.changed, SinceModified: -1}, o.at)
 	}
-	near(t, "last crawl", s.Last(), (2.5+6)*day, 1e-6)
-	nearRel(t, "MLE", MLE{}.Estimate(&s).Rate, exactMLE([]float64{day, 2 * day}, []float64{0.5 * day, day, 1.5 * day}), 1e-9)
-}
-
-// TestFastFloat checks the fast decimal parser bit for bit against
-// strconv.ParseFloat on seeded random decimals of every shape it accepts, and
-// that it declines what it cannot do exactly.
-func TestFastFloat(t *testing.T) {
-	rng := rand.New(rand.NewPCG(53, 22))
-	digits := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte('0' + rng.IntN(10))
-		}
-		return string(b)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("stats\n got %+v\nwant %+v", got, want)
 	}
-	taken := 0
-	for range 200000 {
-		s := digits(rng.IntN(12))
-		if rng.IntN(3) > 0 {
-			s += "." + digits(rng.IntN(18))
-		}
-		if rng.IntN(4) == 0 {
-			s += []string{"e", "E", "e-", "e+"}[rng.IntN(4)] + strconv.Itoa(rng.IntN(40))
-		}
-		v, n, ok := fastFloat([]byte(s))
-		want, err := strconv.ParseFloat(s, 64)
-		if !ok {
-			continue
-		}
-		taken++
-		if err != nil || n != len(s) || math.Float64bits(v) != math.Float64bits(want) {
-			t.Fatalf("fastFloat(%q) = %v (%d bytes), ParseFloat %v, %v", s, v, n, want, err)
-		}
-	}
-	t.Logf("fast path taken for %d of 200000", taken)
-	for _, s := range []string{"", ".", "e5", "1e", "1e+", "12345678901234567890", "9007199254740993", "1e23", "1e-23"} {
-		if _, _, ok := fastFloat([]byte(s)); ok {
-			t.Errorf("fastFloat(%q) accepted", s)
-		}
-	}
-	// It stops at the first byte that is not part of the number.
-	if v, n, ok := fastFloat([]byte("1.25, 0]")); !ok || v != 1.25 || n != 4 {
-		t.Errorf("fastFloat prefix: %v %d %v", v, n, ok)
+	if got.Count() != 5 || got.Last() != 8.5*day {
+		t.Errorf("%d observations, last at %g s; want 5 at %g s", got.Count(), got.Last(), 8.5*day)
 	}
 }

@@ -1,4 +1,4 @@
-package change
+package dataset
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/freshcrawl/freshcrawl/internal/change"
 )
 
 // ErrBingSyntax is wrapped by the errors BingReader returns for malformed
@@ -39,12 +41,12 @@ type BingRecord struct {
 // interval in seconds and no Last-Modified, made at the crawl's time since
 // the start of the collection. The first crawl only sets the baseline.
 // Recrawls 0 days apart are not valid observations and Add ignores them.
-func (r BingRecord) AddTo(s *Stats) {
+func (r BingRecord) AddTo(s *change.Stats) {
 	const day = 86400
 	at := r.FirstCrawl
 	for _, c := range r.History {
 		at += c.Days
-		s.Add(Observation{Interval: c.Days * day, Changed: c.Changed, SinceModified: -1}, at*day)
+		s.Add(change.Observation{Interval: c.Days * day, Changed: c.Changed, SinceModified: -1}, at*day)
 	}
 }
 
@@ -254,11 +256,11 @@ func (p *bingParser) id() (uint64, bool) {
 	return v, true
 }
 
-// days parses a non-negative finite decimal number of days: by fastFloat
+// days parses a non-negative finite decimal number of days: by scanFloat
 // when it applies to the whole run of number characters, else by
 // strconv.ParseFloat.
 func (p *bingParser) days(what string) (float64, bool) {
-	if v, n, ok := fastFloat(p.b[p.i:]); ok && (p.i+n == len(p.b) || !isNumberChar(p.b[p.i+n])) {
+	if v, n, ok := scanFloat(p.b[p.i:]); ok && (p.i+n == len(p.b) || !isNumberChar(p.b[p.i+n])) {
 		p.i += n
 		return v, true
 	}
@@ -304,79 +306,4 @@ func (p *bingParser) expect(c byte, msg string) bool {
 func (p *bingParser) fail(msg string) bool {
 	p.msg = msg
 	return false
-}
-
-// pow10 holds the powers of ten that float64 represents exactly.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// fastFloat parses an unsigned decimal like 1.10396990740741 or 2e-3 from
-// the front of b without allocating, and returns the bytes it used. It
-// succeeds when the significant digits form an integer m ≤ 2^53 and the
-// decimal exponent k has |k| ≤ 22: then m and 10^|k| are exact float64s and
-// one multiplication or division rounds correctly (Clinger's fast path,
-// which strconv also takes). The dataset's recrawl intervals have 15
-// significant digits and take it; anything else reports false and goes to
-// strconv.ParseFloat. TestFastFloat checks it against ParseFloat.
-func fastFloat(b []byte) (v float64, n int, ok bool) {
-	var m uint64
-	nd, exp, i := 0, 0, 0
-	digits := false
-	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		digits = true
-		if m == 0 && b[i] == '0' {
-			continue // a leading zero
-		}
-		if nd == 19 {
-			return 0, 0, false
-		}
-		m = m*10 + uint64(b[i]-'0')
-		nd++
-	}
-	if i < len(b) && b[i] == '.' {
-		for i++; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-			digits = true
-			exp--
-			if m == 0 && b[i] == '0' {
-				continue
-			}
-			if nd == 19 {
-				return 0, 0, false
-			}
-			m = m*10 + uint64(b[i]-'0')
-			nd++
-		}
-	}
-	if !digits {
-		return 0, 0, false
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		neg := i < len(b) && b[i] == '-'
-		if i < len(b) && (b[i] == '-' || b[i] == '+') {
-			i++
-		}
-		start, e := i, 0
-		for ; i < len(b) && '0' <= b[i] && b[i] <= '9' && e < 1000; i++ {
-			e = e*10 + int(b[i]-'0')
-		}
-		if i == start {
-			return 0, 0, false
-		}
-		if neg {
-			e = -e
-		}
-		exp += e
-	}
-	switch {
-	case m > 1<<53:
-		return 0, 0, false
-	case m == 0:
-		return 0, i, true
-	case exp >= 0 && exp < len(pow10):
-		return float64(m) * pow10[exp], i, true
-	case exp < 0 && -exp < len(pow10):
-		return float64(m) / pow10[-exp], i, true
-	}
-	return 0, 0, false
 }

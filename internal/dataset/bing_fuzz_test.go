@@ -1,4 +1,4 @@
-package change
+package dataset
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func FuzzBingReader(f *testing.F) {
 			recs = append(recs, rec)
 			out.WriteString(formatBing(rec))
 		}
-		again, _, err := readAll(NewBingReader(strings.NewReader(out.String())))
+		again, _, err := readRecords(NewBingReader(strings.NewReader(out.String())))
 		if err != nil {
 			t.Fatalf("reading printed records: %v", err)
 		}

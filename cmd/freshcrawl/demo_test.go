@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDemo runs the demo on 4 hosts × 30 pages for three seconds: it says
+// what it runs, prints a live line a second with the held pages out of
+// those robots.txt allows, then the summary and the mean of the lines
+// after the warm-up, and exits 0.
+func TestDemo(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := runDemo([]string{"-hosts", "4", "-pages", "30", "-for", "3s", "-progress", "1s", "-delay", "10ms",
+		"-budget", "200", "-warmup", "1s", "-policy", "uniform"}, &out, &errOut)
+	if code != 0 || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	text := out.String()
+	allowed := regexp.MustCompile(`(?m)^demo: simweb of 4 hosts × 30 pages \((\d+) that robots.txt allows\) on 127\.0\.0\.1:\d+, simulated time ×3600$`).FindStringSubmatch(text)
+	if allowed == nil {
+		t.Fatalf("no first line:\n%s", text)
+	}
+	for _, want := range []string{"demo: refresh policy uniform; crawl data in ", "rate within 2×\n", " requests, ", "demo: mean of "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if live := regexp.MustCompile(`(?m)^ +\d+s +\d+[hd]\d\d[mh] +\d+/`+allowed[1]+` `).FindAllString(text, -1); len(live) < 3 {
+		t.Errorf("%d live lines, want at least 3:\n%s", len(live), text)
+	}
+}
+
+// TestDemoFlags checks that mistakes in the flags exit 2 with one line on
+// stderr, and that -h prints the usage and the flags on stderr.
+func TestDemoFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"extra"}, "freshcrawl demo: unexpected arguments: [extra]"},
+		{[]string{"-budget", "0"}, "-budget and -progress must be positive"},
+		{[]string{"-warmup", "-1s"}, "-for and -warmup not negative"},
+		{[]string{"-policy", "random"}, `freshcrawl demo: -policy "random": want one of [optimal uniform proportional nutch stormcrawler]`},
+		{[]string{"-objective", "speed"}, `-objective "speed": want one of`},
+		{[]string{"-hosts", "0"}, "hosts must be at least 1"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runDemo(tt.args, &out, &errOut)
+			checkUsageError(t, code, errOut.String(), tt.want)
+		})
+	}
+	var out, errOut bytes.Buffer
+	if code := runDemo([]string{"-h"}, &out, &errOut); code != 0 || out.Len() != 0 ||
+		!strings.HasPrefix(errOut.String(), "Usage: freshcrawl demo [flags]") || !strings.Contains(errOut.String(), "-warmup duration") {
+		t.Errorf("-h: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+}
