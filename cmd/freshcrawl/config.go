@@ -1,189 +1,31 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 )
-
-// crawlFile is the TOML config file of the crawl command. Its keys are the
-// flag names, with two exceptions: seeds is the list of seed URLs (the
-// repeatable -seed flag) and seeds-file is the -seeds FILE flag. Durations
-// are strings in Go's syntax ("1s", "2h30m"). A nil field was not in the
-// file.
-type crawlFile struct {
-	Seeds          []string `toml:"seeds"`
-	SeedsFile      *string  `toml:"seeds-file"`
-	Data           *string  `toml:"data"`
-	For            *string  `toml:"for"`
-	MaxPages       *int     `toml:"max-pages"`
-	Budget         *float64 `toml:"budget"`
-	Delay          *string  `toml:"delay"`
-	MaxCrawlDelay  *string  `toml:"max-crawl-delay"`
-	AllowPrivate   *bool    `toml:"allow-private"`
-	Resolve        []string `toml:"resolve"`
-	UserAgent      *string  `toml:"user-agent"`
-	Scope          *string  `toml:"scope"`
-	Revisit        *string  `toml:"revisit"`
-	Policy         *string  `toml:"policy"`
-	Ordering       *string  `toml:"ordering"`
-	RankInterval   *string  `toml:"rank-interval"`
-	Topic          *string  `toml:"topic"`
-	Objective      *string  `toml:"objective"`
-	CrawlCost      *string  `toml:"crawl-cost"`
-	MaxRevisit     *string  `toml:"max-revisit"`
-	Workers        *int     `toml:"workers"`
-	MaxURLsPerHost *int     `toml:"max-urls-per-host"`
-	FollowNofollow *bool    `toml:"follow-nofollow"`
-	WARCSize       *int64   `toml:"warc-size"`
-	LogLevel       *string  `toml:"log-level"`
-	Progress       *string  `toml:"progress"`
-}
-
-// loadCrawlFile reads and decodes a config file. Its errors are one line,
-// with the file name and, where the decoder knows it, the line.
-func loadCrawlFile(path string) (*crawlFile, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	var f crawlFile
-	err = toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields().Decode(&f)
-	var strict *toml.StrictMissingError
-	var decode *toml.DecodeError
-	switch {
-	case err == nil:
-		return &f, nil
-	case errors.As(err, &strict):
-		keys := make([]string, len(strict.Errors))
-		for i, e := range strict.Errors {
-			keys[i] = strconv.Quote(strings.Join(e.Key(), "."))
-		}
-		row, _ := strict.Errors[0].Position()
-		return nil, fmt.Errorf("config %s:%d: unknown key %s (the keys are the flag names; see -h)", path, row, strings.Join(keys, ", "))
-	case errors.As(err, &decode):
-		row, col := decode.Position()
-		return nil, fmt.Errorf("config %s:%d:%d: %s", path, row, col, decodeMessage(decode))
-	default:
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-}
-
-// goField matches the Go type names the decoder puts in its messages, which
-// mean nothing to the user.
-var goField = regexp.MustCompile(`into struct field \S+ of type (\S+)`)
-
-func decodeMessage(e *toml.DecodeError) string {
-	msg := strings.TrimPrefix(e.Error(), "toml: ")
-	msg = goField.ReplaceAllString(msg, "into $1")
-	if k := e.Key(); len(k) > 0 {
-		msg = strings.Join(k, ".") + ": " + msg
-	}
-	return msg
-}
-
-// setting is a config file entry as the flag it stands for: the flag's name
-// and the values to Set, one per occurrence.
-type setting struct {
-	key, flag string
-	values    []string
-}
-
-// settings lists the entries present in f. Relative paths are taken
-// relative to dir, the config file's directory, so a config file means the
-// same wherever the command is run from.
-func (f *crawlFile) settings(dir string) []setting {
-	var out []setting
-	add := func(key, flag string, values ...string) {
-		out = append(out, setting{key, flag, values})
-	}
-	str := func(key, flag string, p *string) {
-		if p != nil {
-			add(key, flag, *p)
-		}
-	}
-	path := func(key, flag string, p *string) {
-		if p != nil {
-			v := *p
-			if v != "" && !filepath.IsAbs(v) {
-				v = filepath.Join(dir, v)
-			}
-			add(key, flag, v)
-		}
-	}
-	integer := func(key string, p *int) {
-		if p != nil {
-			add(key, key, strconv.Itoa(*p))
-		}
-	}
-	boolean := func(key string, p *bool) {
-		if p != nil {
-			add(key, key, strconv.FormatBool(*p))
-		}
-	}
-	if f.Seeds != nil {
-		add("seeds", "seed", f.Seeds...)
-	}
-	path("seeds-file", "seeds", f.SeedsFile)
-	path("data", "data", f.Data)
-	str("for", "for", f.For)
-	integer("max-pages", f.MaxPages)
-	if f.Budget != nil {
-		add("budget", "budget", strconv.FormatFloat(*f.Budget, 'g', -1, 64))
-	}
-	str("delay", "delay", f.Delay)
-	str("max-crawl-delay", "max-crawl-delay", f.MaxCrawlDelay)
-	boolean("allow-private", f.AllowPrivate)
-	if f.Resolve != nil {
-		add("resolve", "resolve", f.Resolve...)
-	}
-	str("user-agent", "user-agent", f.UserAgent)
-	str("scope", "scope", f.Scope)
-	str("revisit", "revisit", f.Revisit)
-	str("policy", "policy", f.Policy)
-	str("ordering", "ordering", f.Ordering)
-	str("rank-interval", "rank-interval", f.RankInterval)
-	str("topic", "topic", f.Topic)
-	str("objective", "objective", f.Objective)
-	str("crawl-cost", "crawl-cost", f.CrawlCost)
-	str("max-revisit", "max-revisit", f.MaxRevisit)
-	integer("workers", f.Workers)
-	integer("max-urls-per-host", f.MaxURLsPerHost)
-	boolean("follow-nofollow", f.FollowNofollow)
-	if f.WARCSize != nil {
-		add("warc-size", "warc-size", strconv.FormatInt(*f.WARCSize, 10))
-	}
-	str("log-level", "log-level", f.LogLevel)
-	str("progress", "progress", f.Progress)
-	return out
-}
 
 // mergeCrawlFile applies the config file's entries to fs, which has parsed
 // the command line: an entry whose flag was given on the command line is
 // skipped, so the precedence is defaults < config file < flags. A list
 // (seeds, resolve) is replaced by the flag, not extended.
-func mergeCrawlFile(fs *flag.FlagSet, f *crawlFile, path string) error {
+func mergeCrawlFile(fs *flag.FlagSet, f *dataset.CrawlConfig, path string) error {
 	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-	for _, s := range f.settings(filepath.Dir(path)) {
-		if given[s.flag] {
+	for _, s := range f.Settings(filepath.Dir(path)) {
+		if given[s.Flag] {
 			continue
 		}
-		for _, v := range s.values {
-			if err := fs.Set(s.flag, v); err != nil {
-				if g, ok := fs.Lookup(s.flag).Value.(flag.Getter); ok && isDuration(g.Get()) {
-					return fmt.Errorf("config %s: %s = %q: not a duration (write \"1s\", \"2m30s\", \"24h\")", path, s.key, v)
+		for _, v := range s.Values {
+			if err := fs.Set(s.Flag, v); err != nil {
+				if g, ok := fs.Lookup(s.Flag).Value.(flag.Getter); ok && isDuration(g.Get()) {
+					return fmt.Errorf("config %s: %s = %q: not a duration (write \"1s\", \"2m30s\", \"24h\")", path, s.Key, v)
 				}
-				return fmt.Errorf("config %s: %s = %q: %v", path, s.key, v, err)
+				return fmt.Errorf("config %s: %s = %q: %v", path, s.Key, v, err)
 			}
 		}
 	}

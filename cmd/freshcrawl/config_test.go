@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -85,10 +86,10 @@ func TestExampleConfig(t *testing.T) {
 	}
 }
 
-// fileKeys lists the TOML keys of crawlFile.
+// fileKeys lists the TOML keys of dataset.CrawlConfig.
 func fileKeys() []string {
 	var keys []string
-	rt := reflect.TypeFor[crawlFile]()
+	rt := reflect.TypeFor[dataset.CrawlConfig]()
 	for i := range rt.NumField() {
 		keys = append(keys, rt.Field(i).Tag.Get("toml"))
 	}

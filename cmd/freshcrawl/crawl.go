@@ -239,7 +239,7 @@ func parseCrawl(fs *flag.FlagSet, args []string) error {
 	if path == "" {
 		return nil
 	}
-	f, err := loadCrawlFile(path)
+	f, err := dataset.ReadCrawlConfig(path)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Package dataset reads the data files freshcrawl is given: the rates and
 // hosts files of freshcrawl allocate, the crawl histories of Microsoft's
 // public Bing freshness dataset that freshcrawl estimate reads, and the
-// seeds file of freshcrawl crawl. The command opens the files (standard
+// seeds and config files of freshcrawl crawl. The command opens the files (standard
 // input, gzip) and reports the errors, which name the line; the readers
 // here parse bytes.
 //
@@ -67,4 +67,19 @@
 //
 // One URL a line (ReadSeeds); spaces around it are trimmed, and blank
 // lines and lines starting with # are skipped.
+//
+// # Crawl config file
+//
+// TOML whose keys are freshcrawl crawl's flag names (ReadCrawlConfig), but
+// for seeds, a list of URLs (the repeatable -seed), and seeds-file (the
+// -seeds flag); durations are strings in Go's syntax:
+//
+//	seeds = ["https://example.org/"]
+//	budget = 10.0
+//	delay = "1s"
+//	resolve = ["*.test=127.0.0.1:8080"]
+//
+// An unknown key, or a value of the wrong type, is an error that names
+// the file and line. Settings gives each entry as the flag it stands for,
+// relative paths taken from the file's directory.
 package dataset
