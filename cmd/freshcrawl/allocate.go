@@ -10,7 +10,6 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/dataset"
-	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/schedule"
 )
 
@@ -110,28 +109,29 @@ func allocateFlags(o *allocateOptions) *flag.FlagSet {
 
 // rule picks the capacity-aware allocation for the flags, or reports the
 // embarrassment objective (ok false), which allocates whole fetches.
-func rule(objective, pol string) (r schedule.Rule, ok bool, err error) {
+// allocation reads -objective and -policy.
+func allocation(objective, pol string) (schedule.Allocation, error) {
 	switch objective {
 	case "freshness", "age", "embarrassment":
 	default:
-		return 0, false, fmt.Errorf("unknown -objective %q (want freshness, age or embarrassment)", objective)
+		return schedule.Allocation{}, fmt.Errorf("unknown -objective %q (want freshness, age or embarrassment)", objective)
 	}
 	switch pol {
 	case "uniform":
-		return schedule.Uniform, true, nil
+		return schedule.Allocation{Rule: schedule.Uniform}, nil
 	case "proportional":
-		return schedule.Proportional, true, nil
+		return schedule.Allocation{Rule: schedule.Proportional}, nil
 	case "optimal":
 	default:
-		return 0, false, fmt.Errorf("unknown -policy %q (want optimal, uniform or proportional)", pol)
+		return schedule.Allocation{}, fmt.Errorf("unknown -policy %q (want optimal, uniform or proportional)", pol)
 	}
 	switch objective {
 	case "age":
-		return schedule.Age, true, nil
+		return schedule.Allocation{Rule: schedule.Age}, nil
 	case "embarrassment":
-		return 0, false, nil
+		return schedule.Allocation{Period: secondsPerDay}, nil
 	}
-	return schedule.Freshness, true, nil
+	return schedule.Allocation{Rule: schedule.Freshness}, nil
 }
 
 const secondsPerDay = 86400.0
@@ -154,7 +154,7 @@ func runAllocate(args []string, stdout, stderr io.Writer) int {
 	case o.delay < 0:
 		return fail(2, "-delay %v is negative", o.delay)
 	}
-	rl, continuous, err := rule(o.objective, o.policy)
+	alloc, err := allocation(o.objective, o.policy)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
@@ -171,23 +171,11 @@ func runAllocate(args []string, stdout, stderr io.Writer) int {
 	}
 	freq := make([]float64, len(rf.Pages))
 	budget := o.budget / secondsPerDay
-	spent := budget
-	switch {
-	case !continuous:
-		spent, err = allocateCrawls(rf.Pages, hosts, budget, freq)
-	case hosts.Of == nil && rl == schedule.Uniform:
-		err = policy.Uniform{}.Allocate(rf.Pages, budget, freq)
-	case hosts.Of == nil && rl == schedule.Proportional:
-		err = policy.Proportional{}.Allocate(rf.Pages, budget, freq)
-	default:
-		var sol schedule.Solution
-		sol, err = schedule.Capped{Rule: rl, Hosts: hosts}.Solve(rf.Pages, budget, freq)
-		spent = sol.Spent
-	}
+	spent, err := alloc.Allocate(rf.Pages, hosts, budget, freq)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	if !continuous {
+	if alloc.Period > 0 {
 		budget = math.Round(o.budget) / secondsPerDay // whole fetches
 	}
 	if spent < budget*(1-1e-9) {
@@ -225,38 +213,4 @@ func hostLimits(rf *dataset.Rates, hostsFile string, delay time.Duration) (sched
 		}
 	}
 	return rf.HostLimits(delays, delay.Seconds()), nil
-}
-
-// allocateCrawls is paper 002's discrete allocation (-objective
-// embarrassment): whole fetches per day, and with hosts, whole fetches
-// per day per host (policy.GreedyCapped). It returns the frequencies'
-// sum.
-func allocateCrawls(pages []policy.Page, hosts schedule.Hosts, budget float64, freq []float64) (float64, error) {
-	e := policy.Embarrassment{Period: secondsPerDay}
-	if hosts.Of == nil {
-		if err := e.Allocate(pages, budget, freq); err != nil {
-			return 0, err
-		}
-	} else {
-		p, err := e.Problem(pages, budget)
-		if err != nil {
-			return 0, err
-		}
-		caps := make([]int, len(hosts.Capacity))
-		for h, c := range hosts.Capacity {
-			caps[h] = int(min(math.Floor(c*secondsPerDay+1e-9), float64(p.Total)))
-		}
-		x, err := policy.GreedyCapped(p, hosts.Of, caps)
-		if err != nil {
-			return 0, err
-		}
-		for i, v := range x {
-			freq[i] = float64(v) / secondsPerDay
-		}
-	}
-	var sum float64
-	for _, f := range freq {
-		sum += f
-	}
-	return sum, nil
 }
