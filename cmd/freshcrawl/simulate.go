@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -202,7 +201,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if o.csvFile != "" {
-		if err := writeFileWith(o.csvFile, buffered(func(w io.Writer) error { return writeSeriesCSV(w, rep) })); err != nil {
+		if err := writeFileWith(o.csvFile, buffered(func(w io.Writer) error { return rep.WriteSeriesCSV(w) })); err != nil {
 			fmt.Fprintf(stderr, "freshcrawl simulate: %v\n", err)
 			return 1
 		}
@@ -216,7 +215,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	w := bufio.NewWriter(stdout)
 	if o.asJSON {
-		err = writeSimulateJSON(w, c, rep)
+		err = rep.WriteJSON(w, c)
 	} else {
 		writeSimulate(w, c, rep)
 	}
@@ -253,7 +252,7 @@ func pm(s simpolicy.Stat, f string, seeds int) string {
 func writeSimulate(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Report) {
 	k := len(c.Seeds)
 	fmt.Fprintf(w, "%d pages, %s changes (ch. 4 rate mix), budget %.6g fetches/day, %g days (warm-up %g), %s, %d seed(s)",
-		c.Pages, c.Model, c.Budget*secondsPerDay, c.Days, c.WarmUp, objectiveName(c.Allocator), k)
+		c.Pages, c.Model, c.Budget*secondsPerDay, c.Days, c.WarmUp, c.Objective(), k)
 	if c.KnownRates {
 		fmt.Fprint(w, ", known rates")
 	}
@@ -270,99 +269,4 @@ func writeSimulate(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Report) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "wall time %v\n", rep.Wall.Round(time.Millisecond))
-}
-
-func objectiveName(a policy.Allocator) string {
-	if _, ok := a.(policy.OptimalAge); ok {
-		return "age"
-	}
-	return "freshness"
-}
-
-// jsonStat is a Stat in -json output.
-type jsonStat struct {
-	Mean float64 `json:"mean"`
-	SD   float64 `json:"sd"`
-}
-
-type jsonSeed struct {
-	Seed      uint64  `json:"seed"`
-	Freshness float64 `json:"freshness"`
-	AgeDays   float64 `json:"age_days"`
-	Fetches   int64   `json:"fetches"`
-	Changes   int64   `json:"changes"`
-}
-
-type jsonPolicy struct {
-	Policy       string     `json:"policy"`
-	Freshness    jsonStat   `json:"freshness"`
-	OfOracle     jsonStat   `json:"of_oracle"`
-	AgeDays      jsonStat   `json:"age_days"`
-	Fetches      jsonStat   `json:"fetches"`
-	Changes      jsonStat   `json:"changes"`
-	DelaySeconds jsonStat   `json:"delay_seconds"`
-	WallSeconds  float64    `json:"wall_seconds"`
-	Seeds        []jsonSeed `json:"seeds"`
-}
-
-type jsonSimulation struct {
-	Pages        int          `json:"pages"`
-	Model        string       `json:"model"`
-	Objective    string       `json:"objective"`
-	BudgetPerDay float64      `json:"budget_per_day"`
-	Days         float64      `json:"days"`
-	WarmUpDays   float64      `json:"warmup_days"`
-	KnownRates   bool         `json:"known_rates"`
-	LastModShare float64      `json:"lastmod_share"`
-	MaxInterval  float64      `json:"max_interval_days"`
-	ReplanHours  float64      `json:"replan_hours"`
-	PriorWeight  float64      `json:"prior_weight"`
-	WallSeconds  float64      `json:"wall_seconds"`
-	Policies     []jsonPolicy `json:"policies"`
-}
-
-func writeSimulateJSON(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Report) error {
-	js := func(s simpolicy.Stat, scale float64) jsonStat { return jsonStat{s.Mean / scale, s.SD / scale} }
-	maxI := c.MaxInterval
-	if maxI == 0 {
-		maxI = policy.DefaultMaxInterval
-	}
-	pw := c.PriorWeight
-	if pw == 0 {
-		pw = 1
-	}
-	out := jsonSimulation{Pages: c.Pages, Model: c.Model.String(), Objective: objectiveName(c.Allocator),
-		BudgetPerDay: c.Budget * secondsPerDay, Days: c.Days, WarmUpDays: c.WarmUp, KnownRates: c.KnownRates,
-		LastModShare: c.LastModified, MaxInterval: maxI / secondsPerDay, ReplanHours: c.ReplanEvery / 3600,
-		PriorWeight: pw, WallSeconds: rep.Wall.Seconds()}
-	for _, r := range rep.Rows {
-		p := jsonPolicy{Policy: r.Policy, Freshness: js(r.Freshness, 1), OfOracle: js(r.OfOracle, 1),
-			AgeDays: js(r.Age, secondsPerDay), Fetches: js(r.Fetches, 1), Changes: js(r.Changes, 1),
-			DelaySeconds: js(r.Delay, 1), WallSeconds: r.Wall.Seconds()}
-		for i, res := range r.PerSeed {
-			p.Seeds = append(p.Seeds, jsonSeed{Seed: c.Seeds[i], Freshness: res.Freshness, AgeDays: res.Age / secondsPerDay,
-				Fetches: res.Fetches, Changes: res.ChangesDetected})
-		}
-		out.Policies = append(out.Policies, p)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
-}
-
-// writeSeriesCSV writes day_start, day_end, policy, freshness, age_days:
-// one row per policy and day, averaged over the seeds.
-func writeSeriesCSV(w io.Writer, rep *simpolicy.Report) error {
-	if _, err := fmt.Fprintln(w, "day_start,day_end,policy,freshness,age_days"); err != nil {
-		return err
-	}
-	for _, r := range rep.Rows {
-		for _, p := range r.Series {
-			if _, err := fmt.Fprintf(w, "%g,%g,%s,%.6f,%.6f\n", p.Start/secondsPerDay, p.End/secondsPerDay,
-				r.Policy, p.Freshness, p.Age/secondsPerDay); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

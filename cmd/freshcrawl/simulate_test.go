@@ -65,7 +65,18 @@ func TestSimulateRun(t *testing.T) {
 	if code := runSimulate(args, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	var js jsonSimulation
+	type stat struct{ Mean, SD float64 }
+	var js struct {
+		Pages        int     `json:"pages"`
+		BudgetPerDay float64 `json:"budget_per_day"`
+		Policies     []struct {
+			Policy    string            `json:"policy"`
+			Freshness stat              `json:"freshness"`
+			OfOracle  stat              `json:"of_oracle"`
+			Fetches   stat              `json:"fetches"`
+			Seeds     []json.RawMessage `json:"seeds"`
+		} `json:"policies"`
+	}
 	if err := json.Unmarshal(out.Bytes(), &js); err != nil {
 		t.Fatal(err)
 	}

@@ -117,17 +117,8 @@ func NewOracle(rates []float64, cfg OnlineConfig) (*Online, error) {
 	return o, o.plan()
 }
 
-func newOnline(n int, cfg OnlineConfig) (*Online, error) {
-	switch {
-	case n <= 0:
-		return nil, fmt.Errorf("%w: %d pages", ErrInput, n)
-	case !(cfg.Budget > 0) || math.IsInf(cfg.Budget, 1):
-		return nil, fmt.Errorf("%w: budget %v", ErrInput, cfg.Budget)
-	case cfg.Weights != nil && len(cfg.Weights) != n:
-		return nil, fmt.Errorf("%w: %d weights for %d pages", ErrInput, len(cfg.Weights), n)
-	case cfg.MaxInterval < 0 || cfg.Decay < 0 || cfg.PriorWeight < 0:
-		return nil, fmt.Errorf("%w: negative max interval, decay or prior weight", ErrInput)
-	}
+// WithDefaults returns cfg with its zero fields set to their defaults.
+func (cfg OnlineConfig) WithDefaults() OnlineConfig {
 	if cfg.Allocator == nil {
 		cfg.Allocator = OptimalFreshness{}
 	}
@@ -143,6 +134,21 @@ func newOnline(n int, cfg OnlineConfig) (*Online, error) {
 	if cfg.MinPool == 0 {
 		cfg.MinPool = DefaultMinPool
 	}
+	return cfg
+}
+
+func newOnline(n int, cfg OnlineConfig) (*Online, error) {
+	switch {
+	case n <= 0:
+		return nil, fmt.Errorf("%w: %d pages", ErrInput, n)
+	case !(cfg.Budget > 0) || math.IsInf(cfg.Budget, 1):
+		return nil, fmt.Errorf("%w: budget %v", ErrInput, cfg.Budget)
+	case cfg.Weights != nil && len(cfg.Weights) != n:
+		return nil, fmt.Errorf("%w: %d weights for %d pages", ErrInput, len(cfg.Weights), n)
+	case cfg.MaxInterval < 0 || cfg.Decay < 0 || cfg.PriorWeight < 0:
+		return nil, fmt.Errorf("%w: negative max interval, decay or prior weight", ErrInput)
+	}
+	cfg = cfg.WithDefaults()
 	o := &Online{cfg: cfg, pages: make([]Page, n), freq: make([]float64, n),
 		interval: make([]float64, n), last: make([]float64, n), phase: make([]float64, n)}
 	for i := range o.pages {
