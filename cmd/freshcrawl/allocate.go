@@ -183,11 +183,11 @@ func runAllocate(args []string, stdout, stderr io.Writer) int {
 			spent*secondsPerDay, (budget-spent)*secondsPerDay)
 	}
 	w := bufio.NewWriterSize(stdout, 1<<16)
-	sum := writeAllocation(w, rf, freq, o.asJSON)
+	sum := dataset.WriteAllocation(w, rf, freq, o.asJSON)
 	if !o.asJSON {
-		fresh, age := sum.averages()
+		fresh, age := sum.Averages()
 		fmt.Fprintf(w, "%d pages, %.6g fetches/day (%s, %s): expected freshness %.4f, age %s (weighted time averages)\n",
-			len(rf.Pages), sum.fetches*secondsPerDay, o.policy, o.objective, fresh, humanSeconds(age))
+			len(rf.Pages), sum.Fetches*secondsPerDay, o.policy, o.objective, fresh, dataset.HumanSeconds(age))
 	}
 	if err := w.Flush(); err != nil {
 		return fail(1, "%v", err)

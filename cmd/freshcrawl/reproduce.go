@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -257,4 +258,12 @@ func writeClaimsJSON(w io.Writer, claims []reproduce.Claim) error {
 		}
 	}
 	return nil
+}
+
+// finite is v for JSON, or nil (null) where it is infinite or NaN.
+func finite(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
 }

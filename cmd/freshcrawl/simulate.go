@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
@@ -265,7 +266,7 @@ func writeSimulate(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Report) {
 		age := r.Age
 		age.Mean, age.SD = age.Mean/secondsPerDay, age.SD/secondsPerDay
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t\n", r.Policy, pm(r.Freshness, "%.4f", k), pm(pct, "%.2f", k),
-			pm(age, "%.3g", k), r.Fetches.Mean, r.Changes.Mean, humanSeconds(r.Delay.Mean), r.Wall.Round(time.Millisecond))
+			pm(age, "%.3g", k), r.Fetches.Mean, r.Changes.Mean, dataset.HumanSeconds(r.Delay.Mean), r.Wall.Round(time.Millisecond))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "wall time %v\n", rep.Wall.Round(time.Millisecond))

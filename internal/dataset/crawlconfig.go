@@ -166,4 +166,3 @@ func (f *CrawlConfig) Settings(dir string) []Setting {
 	str("progress", "progress", f.Progress)
 	return out
 }
-

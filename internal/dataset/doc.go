@@ -1,7 +1,8 @@
 // Package dataset reads the data files freshcrawl is given: the rates and
 // hosts files of freshcrawl allocate, the crawl histories of Microsoft's
 // public Bing freshness dataset that freshcrawl estimate reads, and the
-// seeds and config files of freshcrawl crawl. The command opens the files (standard
+// seeds and config files of freshcrawl crawl; and writes the largest file
+// freshcrawl makes, allocate's table or JSON lines (WriteAllocation). The command opens the files (standard
 // input, gzip) and reports the errors, which name the line; the readers
 // here parse bytes.
 //

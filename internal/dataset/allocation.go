@@ -1,4 +1,4 @@
-package main
+package dataset
 
 import (
 	"encoding/json"
@@ -9,15 +9,19 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
 
-// jsonAllocation is one page in -json output. Infinite intervals (never
-// visited) and ages (never visited but changing) are null. The output is
-// written by appendJSON, which must produce what encoding/json would for
-// this type (TestAllocateJSONEncoding).
-type jsonAllocation struct {
+// This file writes the output of freshcrawl allocate: per page of a rates
+// file (ReadRates), its allocated visits, interval and expected freshness
+// and age, as an aligned table or as JSON lines, then the collection's
+// sums. The table of 10⁷ pages is formatted in parallel pieces.
+
+// Allocation is one page in allocate's -json output. Infinite intervals
+// (never visited) and ages (never visited but changing) are null. The
+// output is written by appendJSON, which must produce what encoding/json
+// would for this type (TestAllocationJSONEncoding).
+type Allocation struct {
 	ID              string   `json:"id"`
 	ChangesPerDay   float64  `json:"changes_per_day"`
 	Weight          float64  `json:"weight"`
@@ -37,14 +41,16 @@ func finite(v float64) *float64 {
 	return &v
 }
 
-// allocationSum accumulates the collection's weighted averages.
-type allocationSum struct {
-	fetches, weight, fresh, age float64
+// AllocationSum accumulates the collection's weighted averages: Fetches
+// is the frequencies' sum, in fetches per second.
+type AllocationSum struct {
+	Fetches            float64
+	weight, fresh, age float64
 }
 
-// averages are the weighted time-averaged freshness and age (Definition
+// Averages are the weighted time-averaged freshness and age (Definition
 // 5.4: Σ w_i F̄_i/Σ w_i, as policy.Collection).
-func (s allocationSum) averages() (fresh, age float64) {
+func (s AllocationSum) Averages() (fresh, age float64) {
 	if s.weight == 0 {
 		return 1, 0
 	}
@@ -53,7 +59,7 @@ func (s allocationSum) averages() (fresh, age float64) {
 
 // Text columns: the numbers are right-aligned in widths that fit any value
 // their format can produce (%.4g of a positive finite float is at most
-// 10 bytes, humanSeconds 9 runes), so the table streams without a first
+// 10 bytes, HumanSeconds 9 runes), so the table streams without a first
 // pass; ids and hosts are left-aligned to the longest, up to a limit.
 var allocationColumns = []struct {
 	name  string
@@ -62,10 +68,11 @@ var allocationColumns = []struct {
 
 const maxNameWidth = 48
 
-// writeAllocation writes the allocation, a table or JSON lines, and
-// returns the collection's sums. Pieces of the output are formatted in
-// parallel and written in order, with a bounded number in flight.
-func writeAllocation(w io.Writer, rf *dataset.Rates, freq []float64, asJSON bool) allocationSum {
+// WriteAllocation writes the frequencies freq (fetches per second) of the
+// pages of rf, a table or JSON lines, and returns the collection's sums.
+// Pieces of the output are formatted in parallel and written in order,
+// with a bounded number in flight.
+func WriteAllocation(w io.Writer, rf *Rates, freq []float64, asJSON bool) AllocationSum {
 	idW, hostW := min(max(rf.IDWidth(), 2), maxNameWidth), 0
 	if rf.HasHosts() {
 		hostW = min(max(rf.HostWidth(), 4), maxNameWidth)
@@ -87,7 +94,7 @@ func writeAllocation(w io.Writer, rf *dataset.Rates, freq []float64, asJSON bool
 	workers := min(runtime.GOMAXPROCS(0), pieces)
 	type result struct {
 		buf []byte
-		sum allocationSum
+		sum AllocationSum
 	}
 	done := make([]chan result, pieces)
 	for k := range done {
@@ -109,7 +116,7 @@ func writeAllocation(w io.Writer, rf *dataset.Rates, freq []float64, asJSON bool
 				if k >= pieces {
 					return
 				}
-				var s allocationSum
+				var s AllocationSum
 				buf = buf[:0]
 				for i := k * piece; i < min(n, (k+1)*piece); i++ {
 					buf = appendPage(buf, rf, i, freq[i], asJSON, idW, hostW, &s)
@@ -118,12 +125,12 @@ func writeAllocation(w io.Writer, rf *dataset.Rates, freq []float64, asJSON bool
 			}
 		})
 	}
-	var total allocationSum
+	var total AllocationSum
 	for k := range pieces {
 		r := <-done[k]
 		w.Write(r.buf)
 		free <- r.buf
-		total.fetches += r.sum.fetches
+		total.Fetches += r.sum.Fetches
 		total.weight += r.sum.weight
 		total.fresh += r.sum.fresh
 		total.age += r.sum.age
@@ -133,12 +140,12 @@ func writeAllocation(w io.Writer, rf *dataset.Rates, freq []float64, asJSON bool
 }
 
 // appendPage appends page i's line and adds it to s.
-func appendPage(b []byte, rf *dataset.Rates, i int, f float64, asJSON bool, idW, hostW int, s *allocationSum) []byte {
+func appendPage(b []byte, rf *Rates, i int, f float64, asJSON bool, idW, hostW int, s *AllocationSum) []byte {
 	p := rf.Pages[i]
 	w := weightOf(p)
 	fresh := policy.Freshness(policy.FixedOrder, p.Rate, f)
 	age := policy.Age(policy.FixedOrder, p.Rate, f)
-	s.fetches += f
+	s.Fetches += f
 	s.weight += w
 	s.fresh += w * fresh
 	s.age += w * age
@@ -151,11 +158,11 @@ func appendPage(b []byte, rf *dataset.Rates, i int, f float64, asJSON bool, idW,
 	}
 	var num [40]byte
 	col := allocationColumns
-	b = appendRight(b, dataset.AppendG(num[:0], p.Rate*secondsPerDay, 4), col[0].width)
-	b = appendRight(b, dataset.AppendG(num[:0], w, 4), col[1].width)
-	b = appendRight(b, dataset.AppendG(num[:0], f*secondsPerDay, 4), col[2].width)
+	b = appendRight(b, AppendG(num[:0], p.Rate*secondsPerDay, 4), col[0].width)
+	b = appendRight(b, AppendG(num[:0], w, 4), col[1].width)
+	b = appendRight(b, AppendG(num[:0], f*secondsPerDay, 4), col[2].width)
 	b = appendRight(b, appendEvery(num[:0], f), col[3].width)
-	b = appendRight(b, dataset.AppendF4(num[:0], fresh), col[4].width)
+	b = appendRight(b, AppendF4(num[:0], fresh), col[4].width)
 	b = appendRight(b, appendHuman(num[:0], age), col[5].width)
 	return append(b, '\n')
 }
@@ -196,8 +203,8 @@ func runeCount[S ~string | ~[]byte](s S) int {
 }
 
 // appendJSON appends page i as encoding/json would encode its
-// jsonAllocation, newline included.
-func appendJSON(b []byte, rf *dataset.Rates, i int, f, fresh, age float64) []byte {
+// Allocation, newline included.
+func appendJSON(b []byte, rf *Rates, i int, f, fresh, age float64) []byte {
 	p := rf.Pages[i]
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, rf.ID(i))
@@ -272,23 +279,23 @@ func weightOf(p policy.Page) float64 {
 	return p.Weight
 }
 
-// humanSeconds formats a duration in seconds as "45s", "12m", "7.2h",
+// HumanSeconds formats a duration in seconds as "45s", "12m", "7.2h",
 // "3.5d" or "∞".
-func humanSeconds(s float64) string { return string(appendHuman(nil, s)) }
+func HumanSeconds(s float64) string { return string(appendHuman(nil, s)) }
 
-// appendHuman appends humanSeconds(s).
+// appendHuman appends HumanSeconds(s).
 func appendHuman(b []byte, s float64) []byte {
 	switch {
 	case math.IsInf(s, 1) || math.IsNaN(s):
 		return append(b, "∞"...)
 	case s < 60:
-		return append(dataset.AppendG(b, s, 3), 's')
+		return append(AppendG(b, s, 3), 's')
 	case s < 3600:
-		return append(dataset.AppendG(b, s/60, 3), 'm')
+		return append(AppendG(b, s/60, 3), 'm')
 	case s < 2*secondsPerDay:
-		return append(dataset.AppendG(b, s/3600, 3), 'h')
+		return append(AppendG(b, s/3600, 3), 'h')
 	}
-	return append(dataset.AppendG(b, s/secondsPerDay, 3), 'd')
+	return append(AppendG(b, s/secondsPerDay, 3), 'd')
 }
 
 // every formats the interval between visits at frequency f (per second).
