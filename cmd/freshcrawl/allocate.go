@@ -13,80 +13,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/schedule"
 )
 
-func allocateHelp(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `Usage: freshcrawl allocate -rates FILE -budget F [-hosts FILE] [-delay D] [-objective NAME] [-policy NAME] [-json]
-
-Divide a budget of fetches per day among pages that change at known rates,
-and print how often to visit each page and how fresh and old its copy will
-be on average. This is the refresh decision the crawler makes, run on rates
-you supply (for example the output of 'freshcrawl estimate').
-
-The rates file (-rates; "-" is standard input, a name ending in .gz is
-gunzipped) has one page a line, fields separated by tabs:
-
-  id <TAB> changes_per_day [<TAB> weight [<TAB> host]]
-
-The id is any text without a tab; changes_per_day is the page's change rate
-(0 or more); weight is its importance (more than 0, default 1; leave the
-field empty to give a host without a weight), e.g. how often users look at
-it; host names the site the page is on. Blank lines and lines starting
-with # are skipped. A malformed line stops the command with its line
-number.
-
-Pages with a host are allocated politely: a host whose delay between
-requests is d seconds gets at most 86400/d fetches a day, whatever the
-budget, as the crawler would fetch it (Kolobov et al., SIGIR 2019, showed
-how to optimise under such limits). The hosts file (-hosts) gives the
-delays, one host a line:
-
-  host <TAB> delay
-
-with the delay in seconds ("2", "0.5") or as a duration ("1500ms", "1m");
-0 means no limit. Hosts it does not list have the delay -delay, by
-default the crawler's. If the budget is more than the hosts allow, every
-host gets its limit and the command says how much of the budget is left
-unspent.
-
--budget is the total number of fetches per day for all the pages.
-
-Objectives (-objective; used by -policy optimal):
-  freshness      maximise the weighted time-averaged freshness, the share of
-                 time a copy is identical to the live page (Cho's
-                 dissertation §5.5.4, §5.6). Pages that change too often for
-                 their weight are given up (0 visits): a fetch keeps them
-                 fresh for too short a time to pay for itself.
-  age            minimise the weighted time-averaged age, how long a stale
-                 copy has been stale (§5.5.4). Every page that changes is
-                 visited, the fast ones somewhat more often.
-  embarrassment  paper 002 (Wolf et al.): hand out whole fetches per day to
-                 minimise the weighted expected staleness, i.e. with weights
-                 = embarrassment weights, the rate of users clicking a stale
-                 result. The budget is rounded to whole fetches per day, and
-                 a host's limit to whole fetches per day.
-
-Policies (-policy):
-  optimal        the objective's optimum (the default)
-  uniform        every page visited equally often
-  proportional   visits in proportion to the change rate (a pitfall:
-                 uniform beats it on both freshness and age, §5.5.2)
-With host limits, uniform and proportional give a host that would exceed
-its limit exactly its limit, and share the rest among the other hosts.
-
-Pages are assumed to change as Poisson processes and to be visited at
-evenly spaced times. Output: per page the id (and host), its rate and
-weight, visits per day, the interval between visits, and the expected
-time-averaged freshness and age under that frequency; then the
-collection's weighted averages. -json prints one JSON object per page
-instead (intervals and ages also in seconds; null where infinite; the
-host when there is one).
-
-Flags:
-`)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
 // allocateOptions are the allocate command's flags.
 type allocateOptions struct {
 	rates, hosts, objective, policy string
@@ -139,7 +65,7 @@ const secondsPerDay = 86400.0
 func runAllocate(args []string, stdout, stderr io.Writer) int {
 	var o allocateOptions
 	fs := allocateFlags(&o)
-	if code, ok := parseArgs("allocate", fs, args, allocateHelp, stdout, stderr); !ok {
+	if code, ok := parseArgs("allocate", fs, args, stdout, stderr); !ok {
 		return code
 	}
 	fail := func(code int, format string, a ...any) int {

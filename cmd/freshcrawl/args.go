@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,10 +29,10 @@ func newFlagSet(name string) *flag.FlagSet {
 // no positional arguments. On -h it prints help to stdout; on a mistake,
 // one line to stderr. It returns false, with the exit status, when the
 // command should stop there.
-func parseArgs(name string, fs *flag.FlagSet, args []string, help func(*flag.FlagSet, io.Writer), stdout, stderr io.Writer) (int, bool) {
+func parseArgs(name string, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			help(fs, stdout)
+			printHelp(name, fs, stdout)
 			return 0, false
 		}
 		fmt.Fprintf(stderr, "freshcrawl %s: %v (see -h)\n", name, err)
@@ -42,6 +43,24 @@ func parseArgs(name string, fs *flag.FlagSet, args []string, help func(*flag.Fla
 		return 2, false
 	}
 	return 0, true
+}
+
+// The long help of each command (-h) is a text file, help/<command>.txt;
+// its flags follow it.
+//
+//go:embed help
+var helpFiles embed.FS
+
+// printHelp prints command name's help and its flags to w.
+func printHelp(name string, fs *flag.FlagSet, w io.Writer) {
+	text, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic("freshcrawl: no help for " + name) // TestHelp reads every command's
+	}
+	w.Write(text)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 }
 
 // newStderrFlagSet returns the flag set of the command name for demo and

@@ -143,64 +143,12 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	return fs
 }
 
-func crawlHelp(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `Usage: freshcrawl crawl [flags]
-
-Crawl the web from the seeds, keep every page found in scope and revisit it,
-politely: robots.txt obeyed, one request at a time to a host, at least -delay
-between them (more if robots.txt asks, up to -max-crawl-delay), and no more
-than -budget fetches a second in all. Every answer is written to WARC files,
-the crawl's state to a Pebble store; both are in -data, and a crawl run again
-on the same directory carries on where it stopped.
-
-Stop it with Ctrl-C or SIGTERM (it finishes within a second or two, losing
-nothing), or give -for. A progress line goes to stderr every -progress, a
-summary to stdout at the end. Errors in the flags, the config file or a seed
-exit with status 2, failures of the crawl with 1.
-
-REFRESH. Each revisit updates the page's estimated change rate (dissertation
-ch. 6, paper 001); freshcrawl status summarises them and freshcrawl estimate
-lists them. The held pages share the part of -budget that discovery does not
-need (all of it once the collection is full; without -budget, the collection
-once per -revisit, default 24h), and -policy decides how:
-  optimal        (default) the optimum of -objective for the estimated rates
-                 (ch. 5), re-planned as the estimates move:
-                   freshness      the share of time copies are up to date; a
-                                  page changing too fast to keep fresh is
-                                  given up and only probed every -max-revisit
-                   age            how long stale copies have been stale
-                   embarrassment  paper 002: the rate of stale results users
-                                  see, weighted freshness under Poisson change
-                   cost           paper 001: each fetch costs -crawl-cost of
-                                  staleness; pages are fetched when that pays,
-                                  whatever the budget (which still caps)
-  uniform        every page equally often
-  proportional   in proportion to its change rate (worse than uniform, §5.5.2)
-  nutch          Apache Nutch's AdaptiveFetchSchedule (default settings)
-  stormcrawler   StormCrawler's adaptive scheduler (default settings)
-In the simulator (freshcrawl simulate) the default keeps pages fresher than
-every other; freshcrawl allocate shows the plan for rates you give.
-
-The Go collector runs at GOGC=400 with a soft memory limit of 1 GiB
-(GOMEMLIMIT) unless the environment sets either: less CPU on collection,
-more memory, bounded.
-
-Example:
-  freshcrawl crawl -seed https://example.org/ -data example-crawl -budget 2
-
-Flags:
-`)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
 func runCrawl(args []string, stdout, stderr io.Writer) int {
 	var o crawlOptions
 	fs := crawlFlags(&o)
 	if err := parseCrawl(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			crawlHelp(fs, stdout)
+			printHelp("crawl", fs, stdout)
 			return 0
 		}
 		fmt.Fprintf(stderr, "freshcrawl crawl: %v\n", err)

@@ -17,44 +17,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-func estimateHelp(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `Usage: freshcrawl estimate [-data DIR | -bing FILE] [-estimator NAME] [-json]
-
-Estimate how often each page changes from its visit history, with any or all
-of the change-rate estimators of Cho's dissertation ch. 6 and paper 001, and
-print one line (or JSON object) per page. Rates are in changes per day.
-
-Input is a crawl's data directory (-data; the crawl must not be running),
-whose held pages and their recorded visits are read, or a file in the
-public Bing freshness dataset format (-bing; "-" is standard input, a name
-ending in .gz is gunzipped): one line per URL, its id, the first crawl's
-offset in days, and a list [[days_since_previous_crawl, changed_0_or_1], ...].
-
-Estimators (-estimator, or "all" for every one):
-  auto        the crawler's own choice (the default): lm-reduced where the
-              site's Last-Modified has proven reliable, else prior-mle with
-              the site's learnt prior; on Bing input, prior-mle
-  naive       changes seen / time watched (§6.4.1; biased low, a baseline)
-  improved    −log((X̄+0.5)/(n+0.5))·f for regular visits (§6.4.2), with an
-              exact 95%% interval
-  mle         the irregular-interval maximum-likelihood estimator (§6.4.3)
-  lm          Last-Modified, initial X/T (§6.5; biased, a baseline)
-  lm-reduced  Last-Modified, bias-reduced (§6.5)
-  bayes       the most probable of five frequency classes (§6.6)
-  prior-mle   the MLE seeded with paper 001's prior (1 h changed, 57 h not)
-
-Columns: the page (URL or Bing id), the visits compared, the changes seen,
-then per estimator the rate and its 95%% interval where it has one ("-" when
-the estimator has too little data, e.g. the Last-Modified ones without
-Last-Modified observations).
-
-Flags:
-`)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
 // estimateOptions are the estimate command's flags.
 type estimateOptions struct {
 	dir, bing, estimator string
@@ -106,7 +68,7 @@ func selectEstimators(name string) ([]pageEstimator, error) {
 func runEstimate(args []string, stdout, stderr io.Writer) int {
 	var o estimateOptions
 	fs := estimateFlags(&o)
-	if code, ok := parseArgs("estimate", fs, args, estimateHelp, stdout, stderr); !ok {
+	if code, ok := parseArgs("estimate", fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if o.limit < 0 || o.decay < 0 {

@@ -46,6 +46,19 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
+// TestHelp asks every command for -h: each answers with its usage line and
+// its flags, and exits 0 (the long help of most is a text file, which
+// must be there).
+func TestHelp(t *testing.T) {
+	for _, c := range commands() {
+		var out bytes.Buffer
+		code := run([]string{c.name, "-h"}, &out, &out)
+		if code != 0 || !strings.Contains(out.String(), "Usage: freshcrawl "+c.name) || !strings.Contains(out.String(), "  -") {
+			t.Errorf("%s -h: exit %d, output:\n%s", c.name, code, out.String())
+		}
+	}
+}
+
 // checkUsageError fails t unless a command exited with status 2 and one
 // line on stderr that contains want, as every mistake in a command line
 // does.

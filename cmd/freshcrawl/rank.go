@@ -22,40 +22,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-func rankHelp(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `Usage: freshcrawl rank (-graph FILE | -data DIR | -synthetic NODES:EDGES) [flags]
-
-Compute PageRank and backlink counts over a link graph and list the most
-important pages: the importance metrics IR and IB of Cho's dissertation ch. 2.
-
-The graph is a file in SNAP's edge-list format (-graph; "-" is standard
-input, a name ending in .gz is gunzipped): one directed link a line, "FROM
-TO", two non-negative integer node ids separated by tabs or spaces, lines
-starting with # ignored. Or -data ranks the link graph a crawl has recorded
-(the crawl must not be running): the pages fetched with content and the
-in-scope pages they link to, and the other URLs the crawl knows, listed by
-URL, with whether the collection holds them; its frontier URLs have no known out-links, so there -dangling
-defaults to sink (spec: IR' on a partial crawl). Or -synthetic makes a
-web-like graph of that many
-nodes and edges in memory (sites of 100 pages, 80%% of links within sites,
-power-law in-degrees), which -write-graph can save in the same format.
-
-PageRank is the dissertation's: IR(p) = (1 − d) + d · Σ IR(t)/c_t over the
-pages t linking to p, c_t being t's out-degree, iterated from IR = 1 until
-the L1 change of the normalised vector is below -tol (or exactly
--iterations times). A page without out-links links to every page
-(-dangling uniform, the dissertation's rule) or passes nothing on (sink,
-for the frontier of a partial crawl). IR sums to the number of pages, so an
-average page has IR 1; the "pagerank" column is IR divided by the number of
-pages, the surfer's probability, as igraph and networkx report it.
-
-Flags:
-`)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
 type rankOptions struct {
 	graph, data, synthetic, out, writeGraph, dangling string
 	seed                                              uint64
@@ -117,7 +83,7 @@ type rankedPg struct {
 func runRank(args []string, stdout, stderr io.Writer) int {
 	var o rankOptions
 	fs := rankFlags(&o)
-	if code, ok := parseArgs("rank", fs, args, rankHelp, stdout, stderr); !ok {
+	if code, ok := parseArgs("rank", fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if err := o.run(stdout); err != nil {

@@ -18,61 +18,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/reproduce"
 )
 
-func reproduceHelp(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `Usage: freshcrawl reproduce [-quick] [-json] [-seed N] [-plots DIR]
-
-Run the experiments of the papers freshcrawl is built on and print, for
-every number or claim they print, the paper's value next to the measured
-one. Grouped by source:
-  dissertation ch. 2  crawl ordering: virtual crawls in breadth-first,
-                      backlink (IB') and PageRank (IR') order on a simweb
-                      graph calibrated to the Stanford web's hot-set sizes;
-                      the share of hot pages found as the crawl goes
-                      (Figs. 2.3, 2.4, 2.6, 2.7; -plots draws them); a
-                      1,100-page sub-web (Figs. 2.8-2.10); the two-queue
-                      similarity crawls for a topic word, with and without
-                      the distance rule (Figs. 2.12-2.15)
-  dissertation ch. 5  Cho's refresh policies: the sync-order closed forms
-                      (§5.4), the gamma-rate table (§5.5.1), the two-page
-                      example (§5.5.3), the 5-page freshness and age example
-                      (Table 5.5), the weighted 6-page example (Table 5.6),
-                      the optimal-frequency curve and Table 5.7
-  dissertation ch. 6  Table 6.1 in the simulator: changes detected by
-                      uniform, naive and improved-estimator policies
-  paper 001           Ford et al.: the optimal refresh ratio r (0.3208 at
-                      equal costs) and, simulated, the "very stale" share
-                      with an estimated change period
-  paper 002           Wolf et al.: average staleness of the optimal,
-                      uniform and proportional allocations
-  paper 004           Cho & Ntoulas: sampling policies, Example 2 and Fig. 1
-                      exact and, simulated, greedy, proportional, adaptive
-                      and frequency-based ChangeRatio on a V-shaped site mix
-
-Columns: section, quantity, the paper's value, the measured value, and the
-verdict:
-  agrees                        within the row's tolerance (half a unit of
-                                the last printed digit for printed values)
-  differs: paper error flagged  the source is known to be wrong here, or
-                                rests on an unstated assumption; the flag
-                                line under the row says which, and the
-                                number is reported, not reproduced
-  differs                       a disagreement nobody has explained
-  not yet measurable            freshcrawl lacks what the claim needs
-Rows marked "recon" compare with the requirements spec's own
-reconstruction of an experiment the paper describes without numbers.
-
-Exit status: 0 when every unflagged measurable row agrees, 1 otherwise (the
-rows are named on standard error), 2 for bad flags. The full run takes
-about 40 s on 2 cores; -quick runs smaller experiments (for tests and
-CI) and leaves out paper 002's values at 10^6 pages.
-
-Flags:
-`)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
 // reproduceOptions are the reproduce command's flags.
 type reproduceOptions struct {
 	quick, asJSON bool
@@ -94,7 +39,7 @@ func reproduceFlags(o *reproduceOptions) *flag.FlagSet {
 func runReproduce(args []string, stdout, stderr io.Writer) int {
 	var o reproduceOptions
 	fs := reproduceFlags(&o)
-	if code, ok := parseArgs("reproduce", fs, args, reproduceHelp, stdout, stderr); !ok {
+	if code, ok := parseArgs("reproduce", fs, args, stdout, stderr); !ok {
 		return code
 	}
 	start := time.Now()

@@ -18,64 +18,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
 
-func simulateHelp(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `Usage: freshcrawl simulate [-pages N] [-days D] [-budget F] [-policy NAME] [flags]
-
-Simulate refresh policies on synthetic pages and compare how fresh they keep
-the collection under one fetch budget. Each page changes at its own rate,
-drawn from the rate mix of Cho's dissertation ch. 4 (Fig. 4.2: 23 %% of pages
-change within 30 min-2 h, 15 %% within 1 day-1 week, 16 %% within 1 week-1
-month, 16 %% within 1-4 months, 30 %% more slowly, up to 3 years), as the
-synthetic web (freshcrawl simweb) draws them. At day 0 every copy is fresh;
-the policies learn the rates from their own visits unless -known-rates.
-
-Policies (-policy; "all" runs every one; the oracle always runs, as the
-reference):
-  default       freshcrawl's policy: estimates each page's rate from its
-                visits (change.Auto with an empirical-Bayes prior),
-                re-plans daily with the objective's optimal allocation, and
-                visits pages it gives up every -max-interval
-  oracle        the same allocation on the true rates (the optimum)
-  uniform       every page equally often, in a fixed order
-  proportional  visits in proportion to the (learnt) change rate
-  nutch         Apache Nutch's AdaptiveFetchSchedule (interval x0.8 on
-                change, x1.4 without, sync delta 0.3, 1 min-365 days)
-  stormcrawler  StormCrawler's AdaptiveScheduler (interval halved towards
-                1 h on change, x1.5 without, up to 2 weeks)
-nutch and stormcrawler ignore the budget; they start every page at the
-interval the budget allows, and whatever they ask beyond the budget waits
-in the queue.
-
-Objectives (-objective): freshness maximises the share of time copies are
-fresh (dissertation §5.5.4); age minimises how long stale copies have been
-stale.
-
-Change models (-model): poisson (the dissertation's), pareto (Lomax renewal
-intervals, shape 1.5), qd (quasi-deterministic: changes only at calendar
-slots), mix (10 %% pareto, 5 %% qd, the rest poisson). A share -lastmod of
-pages send an honest Last-Modified.
-
-Output: one row per policy with the averages after the warm-up, over
--seeds runs (mean ± sample standard deviation):
-  freshness     time-averaged share of pages whose copy is fresh
-  %% of oracle  freshness as a percentage of the oracle's in the same seed
-  age           time-averaged age of a copy (0 while fresh), in days
-  fetches       fetches after the warm-up (per run)
-  changes       of those, fetches that found the page changed
-  delay         mean time a fetch waited for the budget past its due time
-  wall          wall time of the policy's runs
--json prints the same as one JSON object, with each seed's numbers.
--csv writes the freshness and age over time, one row per policy and day
-(averaged over the seeds); -plot draws the freshness over time (.png or
-.svg by the file name).
-
-Flags:
-`)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
 // simulateOptions are the simulate command's flags.
 type simulateOptions struct {
 	pages, seeds, parallel       int
@@ -188,7 +130,7 @@ func (o *simulateOptions) check() error {
 func runSimulate(args []string, stdout, stderr io.Writer) int {
 	var o simulateOptions
 	fs := simulateFlags(&o)
-	if code, ok := parseArgs("simulate", fs, args, simulateHelp, stdout, stderr); !ok {
+	if code, ok := parseArgs("simulate", fs, args, stdout, stderr); !ok {
 		return code
 	}
 	c, err := o.comparison()

@@ -15,22 +15,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-func statusHelp(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `Usage: freshcrawl status [-data DIR] [-json]
-
-Show what a crawl's data directory holds: URLs seen, pages held, the queues,
-the revisits scheduled, the page rows by the status of their last fetch,
-fetches and changes, the scope the seeds set, and the WARC files. It reads
-the whole state, so on a large crawl it takes a while. It cannot read a
-directory a crawl is running in (the store is locked); stop the crawl first.
-
-Flags:
-`)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
 // statusFlags defines the status command's flags.
 func statusFlags(dir *string, asJSON *bool) *flag.FlagSet {
 	fs := newFlagSet("status")
@@ -43,7 +27,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	var dir string
 	var asJSON bool
 	fs := statusFlags(&dir, &asJSON)
-	if code, ok := parseArgs("status", fs, args, statusHelp, stdout, stderr); !ok {
+	if code, ok := parseArgs("status", fs, args, stdout, stderr); !ok {
 		return code
 	}
 	st, err := datadir.ReadStatus(dir, time.Now())
