@@ -7,6 +7,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
 // Trust thresholds for a host's validators (Last-Modified, ETag): they are
@@ -143,12 +144,10 @@ func GroupOf(u string) string {
 	if i < 0 {
 		return ""
 	}
-	rest := u[i+3:]
-	j := strings.IndexByte(rest, '/')
-	if j < 0 {
+	path, ok := strings.CutPrefix(u[i+3+len(urlx.Authority(u)):], "/")
+	if !ok {
 		return ""
 	}
-	path := rest[j+1:]
 	if k := strings.IndexAny(path, "?#"); k >= 0 {
 		path = path[:k]
 	}
