@@ -1,16 +1,23 @@
 // Package crawler is one crawler node: the CrawlModule of dissertation
-// ch. 7 wired to the store. It keeps per-host queues on disk, hands hosts
-// to workers no faster than politeness and the global budget allow, fetches
-// with robots.txt obeyed, writes every answer to WARC files, and records
-// each outcome — page state, visit history, newly found URLs, the next
-// revisit — in one store transaction after the WARC records are synced.
+// ch. 7, wired to the other two (the UpdateModule, internal/refresh, and
+// the RankingModule, rank.Ranker) and to the store. It keeps per-host
+// queues on disk, hands hosts to workers no faster than politeness and the
+// global budget allow, fetches with robots.txt obeyed, writes every answer
+// to an Archive (WARC files), and records each outcome — page state, visit
+// history, newly found URLs, the next revisit — in one store transaction
+// after the WARC records are synced.
 //
-// The flow of one fetch:
+// The flow of one fetch, file by file:
 //
-//	scheduler (heap of idle hosts by next allowed time)
-//	  → worker: robots.txt check, conditional GET, checksum, links or sitemap
-//	  → committer: WARC records, fsync; store transaction, fsync
-//	  → scheduler: the host is free again after its delay
+//	sched.go    the scheduler: a heap of idle hosts by next allowed time
+//	  → work.go     a worker: the host's next URL, robots.txt, the request
+//	                (a Fetcher), checksum, links or sitemap, WARC encoding
+//	  → commit.go   the committer: capture.go writes the WARC records, then
+//	                one fsync; row.go works out each page's new row, the
+//	                refresh module its estimate and next visit; admit.go
+//	                queues what was found, refine.go settles a full
+//	                collection; one store transaction, one fsync
+//	  → release.go  the host is free again after its delay
 //
 // A host is busy from dispatch until its outcome is committed, so at most
 // one request per host is in flight and the next never starts sooner than
