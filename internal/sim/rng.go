@@ -1,8 +1,7 @@
 package sim
 
 import (
-	"math"
-
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -24,10 +23,6 @@ func (s stream) u() float64 {
 }
 
 // exp returns an exponential variate of the given rate (+Inf for rate 0).
-func (s stream) exp(rate float64) float64 {
-	u := s.u()
-	if rate <= 0 {
-		return math.Inf(1)
-	}
-	return -math.Log(u) / rate
-}
+// It draws a uniform either way, so the stream's position does not depend
+// on the rate.
+func (s stream) exp(rate float64) float64 { return process.Exponential(s.u(), rate) }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change/process/processtest"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -182,8 +183,9 @@ func TestRealisedLifetimes(t *testing.T) {
 			}
 		}
 		mean := float64(MeanLifespan[d])
-		if dd := ks(xs, func(x float64) float64 { return 1 - math.Exp(-x/mean) }); dd > ksCritical01(len(xs)) {
-			t.Errorf("%v: lifetimes KS D = %.4f > %.4f (n = %d)", d, dd, ksCritical01(len(xs)), len(xs))
+		dd, crit := processtest.KS(xs, processtest.ExponentialCDF(1/mean)), processtest.Critical(ksLevel, float64(len(xs)))
+		if dd > crit {
+			t.Errorf("%v: lifetimes KS D = %.4f > %.4f (n = %d)", d, dd, crit, len(xs))
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
 )
 
 // Stats are the measured statistics of a web, next to the figures it is
@@ -275,5 +277,5 @@ func (st *Stats) WriteText(out io.Writer) {
 	p("Hosts: validators honest/absent/wrong %d/%d/%d; robots.txt 200/404/500 %d/%d/%d, crawl-delay %d;\n",
 		st.Validators[Honest], st.Validators[Absent], st.Validators[Wrong], st.Robots[RobotsOK], st.Robots[RobotsNotFound], st.Robots[RobotsServerError], st.CrawlDelay)
 	p("       sitemaps honest/none/wrong %d/%d/%d; processes poisson/pareto/qd %d/%d/%d; calendar traps %d\n",
-		st.Sitemaps[SitemapHonest], st.Sitemaps[SitemapNone], st.Sitemaps[SitemapWrong], st.Processes[Poisson], st.Processes[Pareto], st.Processes[QuasiDeterministic], st.Traps)
+		st.Sitemaps[SitemapHonest], st.Sitemaps[SitemapNone], st.Sitemaps[SitemapWrong], st.Processes[process.Poisson], st.Processes[process.Pareto], st.Processes[process.QuasiDeterministic], st.Traps)
 }

@@ -2,30 +2,19 @@ package simweb
 
 import (
 	"math"
-	"slices"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
+	"github.com/freshcrawl/freshcrawl/internal/change/process/processtest"
 )
 
-// ks returns the Kolmogorov–Smirnov statistic D of samples against cdf.
-func ks(samples []float64, cdf func(float64) float64) float64 {
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	n := float64(len(s))
-	d := 0.0
-	for i, x := range s {
-		f := cdf(x)
-		d = max(d, f-float64(i)/n, float64(i+1)/n-f)
-	}
-	return d
-}
-
-// ksCritical01 is the asymptotic KS critical value at α = 0.01:
-// 1.628/√n (Smirnov). A correct generator exceeds it with probability 1 %;
-// seeds are fixed, so each test is deterministic.
-func ksCritical01(n int) float64 { return 1.628 / math.Sqrt(float64(n)) }
+// ksLevel is the significance of the Kolmogorov–Smirnov tests below: a
+// correct generator fails one with probability 0.01; seeds are fixed, so
+// each test is deterministic.
+const ksLevel = 0.01
 
 // chiSquareP returns the p-value of Pearson's statistic for observed
 // counts against expected probabilities.
@@ -46,7 +35,7 @@ func chiSquareP(obs []float64, probs []float64) (stat, p float64, df int) {
 	return stat, distuv.ChiSquared{K: float64(df)}.Survival(stat), df
 }
 
-func testIncarnation(kind Process, mean time.Duration, key uint64) incarnation {
+func testIncarnation(kind process.Kind, mean time.Duration, key uint64) incarnation {
 	return incarnation{key: key, born: 0, died: math.MaxInt64, origin: 0, model: newChangeModel(kind, mean, 1.5, int64(3*time.Hour))}
 }
 
@@ -62,12 +51,11 @@ func intervals(in *incarnation, n int) []float64 {
 // (dissertation Lemma 4.1).
 func TestPoissonIntervalsAreExponential(t *testing.T) {
 	for _, mean := range []time.Duration{time.Hour, 10 * day} {
-		in := testIncarnation(Poisson, mean, 42)
+		in := testIncarnation(process.Poisson, mean, 42)
 		xs := intervals(&in, 20000)
-		lambda := 1 / mean.Seconds()
-		d := ks(xs, func(x float64) float64 { return 1 - math.Exp(-lambda*x) })
-		if d > ksCritical01(len(xs)) {
-			t.Errorf("mean %v: KS D = %.4f > %.4f", mean, d, ksCritical01(len(xs)))
+		d, crit := processtest.KS(xs, processtest.ExponentialCDF(1/mean.Seconds())), processtest.Critical(ksLevel, float64(len(xs)))
+		if d > crit {
+			t.Errorf("mean %v: KS D = %.4f > %.4f", mean, d, crit)
 		}
 	}
 }
@@ -98,9 +86,9 @@ func TestWebPoissonPageChangeTimes(t *testing.T) {
 		xs = append(xs, float64(x-prev)/1e9)
 		prev = x
 	}
-	d := ks(xs, func(x float64) float64 { return 1 - math.Exp(-v.Rate*x) })
-	if d > ksCritical01(len(xs)) {
-		t.Errorf("KS D = %.4f > %.4f over %d intervals", d, ksCritical01(len(xs)), len(xs))
+	d, crit := processtest.KS(xs, processtest.ExponentialCDF(v.Rate)), processtest.Critical(ksLevel, float64(len(xs)))
+	if d > crit {
+		t.Errorf("KS D = %.4f > %.4f over %d intervals", d, crit, len(xs))
 	}
 }
 
@@ -109,21 +97,21 @@ func TestWebPoissonPageChangeTimes(t *testing.T) {
 // with shape α−1 (paper 002 §2.3; renewal theory).
 func TestParetoIntervals(t *testing.T) {
 	mean := 5 * day
-	in := testIncarnation(Pareto, mean, 7)
+	in := testIncarnation(process.Pareto, mean, 7)
 	alpha := in.model.alpha
 	beta := (alpha - 1) * mean.Seconds()
 	xs := intervals(&in, 20000)
-	if d := ks(xs, func(x float64) float64 { return 1 - math.Pow(beta/(beta+x), alpha) }); d > ksCritical01(len(xs)) {
-		t.Errorf("ordinary intervals: KS D = %.4f > %.4f", d, ksCritical01(len(xs)))
+	if d, crit := processtest.KS(xs, processtest.LomaxCDF(alpha, beta)), processtest.Critical(ksLevel, float64(len(xs))); d > crit {
+		t.Errorf("ordinary intervals: KS D = %.4f > %.4f", d, crit)
 	}
 	first := make([]float64, 5000)
 	for i := range first {
-		p := testIncarnation(Pareto, mean, uint64(1000+i))
+		p := testIncarnation(process.Pareto, mean, uint64(1000+i))
 		p.born = -1 // alive before the origin: stationary start
 		first[i] = float64(p.delta(1)) / 1e9
 	}
-	if d := ks(first, func(x float64) float64 { return 1 - math.Pow(beta/(beta+x), alpha-1) }); d > ksCritical01(len(first)) {
-		t.Errorf("residual at the origin: KS D = %.4f > %.4f", d, ksCritical01(len(first)))
+	if d, crit := processtest.KS(first, processtest.LomaxCDF(alpha-1, beta)), processtest.Critical(ksLevel, float64(len(first))); d > crit {
+		t.Errorf("residual at the origin: KS D = %.4f > %.4f", d, crit)
 	}
 }
 
@@ -131,7 +119,7 @@ func TestParetoIntervals(t *testing.T) {
 // (phase + j·period) and each potential update happens with probability k
 // (paper 002 §2.3): the number of slots between changes is geometric.
 func TestQuasiDeterministicChanges(t *testing.T) {
-	in := testIncarnation(QuasiDeterministic, 3*day, 11)
+	in := testIncarnation(process.QuasiDeterministic, 3*day, 11)
 	m := in.model
 	if m.period != int64(day) || math.Abs(m.k-1.0/3) > 1e-12 {
 		t.Fatalf("period %v k %g, want 24h and 1/3", time.Duration(m.period), m.k)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -70,7 +71,7 @@ const Zone = "test"
 type site struct {
 	name       string
 	domain     Domain
-	process    Process
+	process    process.Kind
 	validators ValidatorMode
 	robots     RobotsMode
 	crawlDelay int // seconds; 0 = none declared
@@ -185,9 +186,9 @@ func (w *Web) buildSites() {
 		s.name = fmt.Sprintf("h%d-%s.%s", i, tldFor(s.domain, r.float()), Zone)
 		switch u := r.float(); {
 		case u < cfg.ParetoShare:
-			s.process = Pareto
+			s.process = process.Pareto
 		case u < cfg.ParetoShare+cfg.QDShare:
-			s.process = QuasiDeterministic
+			s.process = process.QuasiDeterministic
 		}
 		switch u := r.float(); {
 		case u < cfg.Validators.Absent:
@@ -457,7 +458,7 @@ func (w *Web) incarnation(si, slot, gen int32, born, died int64) incarnation {
 		// equilibrium law), never before the birth.
 		u := splitmix.Open(splitmix.Hash2(key^tagInterval, 0))
 		var back int64
-		if in.model.kind == QuasiDeterministic {
+		if in.model.kind == process.QuasiDeterministic {
 			back = in.model.period - in.model.nextSlot(0) + in.model.period*(in.model.geometric(u)-1)
 		} else {
 			back = in.model.residual(u)
@@ -477,7 +478,7 @@ type Version struct {
 	Next            int64  // simulated ns of the next change (math.MaxInt64 if never)
 	Born, Died      int64
 	Rate            float64 // mean changes per second
-	Process         Process
+	Process         process.Kind
 }
 
 // state returns the incarnation of a slot alive at t and the cursor at the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/sim"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
@@ -35,9 +36,9 @@ func TestCh4PagesMix(t *testing.T) {
 			lm++
 		}
 		switch p.Process.Kind {
-		case sim.Pareto:
+		case process.Pareto:
 			pareto++
-		case sim.QuasiDeterministic:
+		case process.QuasiDeterministic:
 			qd++
 		}
 	}
