@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
 
 // Table 5.2 of the dissertation (paper 003 Table 2; spec
 // seed-refresh-estimation §3.5): freshness and age of a Poisson page of
 // rate λ synchronised at mean interval I, r = λI, for the three orders.
-func table52(order Order, r, I float64) (f, a float64) {
+func table52(order policy.Order, r, I float64) (f, a float64) {
 	e := (1 - math.Exp(-r)) / r
 	switch order {
-	case RandomOrder:
+	case policy.RandomOrder:
 		return (1 - e*e) / r, I * (1.0/3 + (0.5-1/r)*(0.5-1/r) - e*e/(r*r))
-	case PurelyRandom:
+	case policy.PurelyRandom:
 		return 1 / (1 + r), I * r / (1 + r)
 	default:
 		return e, I * (0.5 - 1/r + e/r)
@@ -34,9 +36,9 @@ func TestTable52ClosedForms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, c := range []struct {
-			o    Order
+			o    policy.Order
 			f, a float64
-		}{{FixedOrder, tt.fFix, tt.aFix}, {RandomOrder, tt.fRand, tt.aRand}, {PurelyRandom, tt.fPure, tt.aPure}} {
+		}{{policy.FixedOrder, tt.fFix, tt.aFix}, {policy.RandomOrder, tt.fRand, tt.aRand}, {policy.PurelyRandom, tt.fPure, tt.aPure}} {
 			f, a := table52(c.o, tt.r, 1)
 			// The table is printed to 5 decimals.
 			if math.Abs(f-c.f) > 6e-6 || math.Abs(a-c.a) > 6e-6 {
@@ -53,7 +55,7 @@ func TestTable52ClosedForms(t *testing.T) {
 func TestTable52Simulated(t *testing.T) {
 	const n = 600
 	I := 1 * day
-	for _, order := range []Order{FixedOrder, RandomOrder, PurelyRandom} {
+	for _, order := range []policy.Order{policy.FixedOrder, policy.RandomOrder, policy.PurelyRandom} {
 		for _, r := range []float64{0.25, 1, 4} {
 			t.Run(fmt.Sprintf("order%d/r=%g", order, r), func(t *testing.T) {
 				iv := make([]float64, n)
