@@ -280,3 +280,27 @@ func BenchmarkPlannerVisit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlannerSolve is one re-solve of the parameter over the
+// histogram of a 10^6-page collection, as a change of budget triggers it.
+func BenchmarkPlannerSolve(b *testing.B) {
+	for _, rule := range []Rule{Freshness, Age, Proportional} {
+		b.Run(rule.String(), func(b *testing.B) {
+			pages := plannerPages(1_000_000, false, 1)
+			sum := 0.0
+			for _, pg := range pages {
+				sum += pg.Rate
+			}
+			p := fill(b, PlannerConfig{Rule: rule}, pages, sum/3)
+			p.Interval(1e-5, 1)
+			solves := p.Solves()
+			for i := 0; b.Loop(); i++ {
+				p.SetBudget(sum / 3 * (1 + 0.01*float64((i+1)&1)))
+				p.Interval(1e-5, 1)
+			}
+			if p.Solves()-solves != b.N {
+				b.Fatalf("%d solves in %d iterations", p.Solves()-solves, b.N)
+			}
+		})
+	}
+}
