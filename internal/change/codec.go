@@ -205,7 +205,8 @@ func (s *Stats) UnmarshalBinary(data []byte) error {
 }
 
 // decode fills the empty s from data and returns what was wrong, if
-// anything.
+// anything. The parts are read in encoding order: the header, the scalar
+// fields, the counts, the bins.
 func (s *Stats) decode(data []byte) string {
 	d := statsDecoder{b: data}
 	if d.byte() != statsVersion {
@@ -215,6 +216,23 @@ func (s *Stats) decode(data []byte) string {
 	if mask >= 1<<numFields || intMask&^mask != 0 || intMask >= 1<<(fHint+1) {
 		return "bad field mask"
 	}
+	s.decodeFloats(&d, mask, intMask)
+	s.decodeCounts(&d, mask)
+	nb := s.decodeBins(&d)
+	switch {
+	case d.err != "":
+		return d.err
+	case len(d.b) != 0:
+		return "trailing bytes"
+	case nb > 0 && s.minC == 0:
+		return "bins without a changed interval"
+	}
+	return ""
+}
+
+// decodeFloats reads the float fields mask says are present and checks
+// that they are values a Stats can hold.
+func (s *Stats) decodeFloats(d *statsDecoder, mask, intMask uint64) {
 	var f [fHint + 1]float64
 	for i := range f {
 		if mask&(1<<i) == 0 {
@@ -235,6 +253,10 @@ func (s *Stats) decode(data []byte) string {
 	if s.x > s.n*slack || s.sumU > s.sumI*slack || s.lmX > s.lmN*slack {
 		d.fail("a part exceeds its whole")
 	}
+}
+
+// decodeCounts reads the two visit counts mask says are present.
+func (s *Stats) decodeCounts(d *statsDecoder, mask uint64) {
 	for _, c := range [2]struct {
 		bit int
 		dst *uint32
@@ -247,6 +269,11 @@ func (s *Stats) decode(data []byte) string {
 			*c.dst = uint32(v)
 		}
 	}
+}
+
+// decodeBins reads the nonzero bins, which must come in increasing order,
+// and returns how many the encoding announced.
+func (s *Stats) decodeBins(d *statsDecoder) int {
 	nb := int(d.byte())
 	prev := -1
 	for range nb {
@@ -271,13 +298,5 @@ func (s *Stats) decode(data []byte) string {
 		s.bins[i] = bin{w, l}
 		prev = i
 	}
-	switch {
-	case d.err != "":
-		return d.err
-	case len(d.b) != 0:
-		return "trailing bytes"
-	case nb > 0 && s.minC == 0:
-		return "bins without a changed interval"
-	}
-	return ""
+	return nb
 }
