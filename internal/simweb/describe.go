@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
 	"github.com/freshcrawl/freshcrawl/internal/change/process"
 )
 
@@ -23,20 +24,21 @@ type Stats struct {
 	HotIB        [3]float64     // share of pages with in-degree ≥ 3, 10, 100
 	HotTopic     float64        // share of sampled pages hot for "computer" (ch. 2 predicate)
 
-	DomainSites [numDomains]int
+	DomainSites [evolution.NumDomains]int
 	Sampled     int
 	// TrueBins[d][b] is the share of sampled pages of domain d whose mean
-	// change interval falls in Fig. 4.2 bin b; row numDomains is all.
-	TrueBins [numDomains + 1][5]float64
+	// change interval falls in Fig. 4.2 bin b; row evolution.NumDomains is
+	// all.
+	TrueBins [evolution.NumDomains + 1][5]float64
 	// Ch4Bins is what the ch. 4 method measures: a daily visit for 128 days,
 	// average interval = days observed / changes detected.
-	Ch4Bins [numDomains + 1][5]float64
+	Ch4Bins [evolution.NumDomains + 1][5]float64
 	// LifeBins: share of newly born pages living ≤ 1 week, 1 week–1 month,
 	// 1–4 months, > 4 months (Fig. 4.4 bins).
-	LifeBins [numDomains + 1][4]float64
+	LifeBins [evolution.NumDomains + 1][4]float64
 	// HalfLife: days until half the pages alive at time 0 have changed or
 	// died (Fig. 4.5).
-	HalfLife [numDomains + 1]float64
+	HalfLife [evolution.NumDomains + 1]float64
 
 	Validators [3]int
 	Robots     [3]int
@@ -98,9 +100,9 @@ func (w *Web) describeChange(st *Stats, sample int) {
 		sample = n
 	}
 	stride := float64(n) / float64(sample)
-	var count [numDomains + 1]float64
-	var lifeCount [numDomains + 1]float64
-	firstEvent := make([][]float64, numDomains+1)
+	var count [evolution.NumDomains + 1]float64
+	var lifeCount [evolution.NumDomains + 1]float64
+	firstEvent := make([][]float64, evolution.NumDomains+1)
 	hot := 0
 	const window = 128 // days, as in the 1999 experiment
 	var page []byte
@@ -114,9 +116,9 @@ func (w *Web) describeChange(st *Stats, sample int) {
 		born, died := w.lifetime(si, slot, v.Gen)
 		inc := w.incarnation(si, slot, v.Gen, born, died)
 		mean := time.Duration(1 / inc.model.lambda * 1e9)
-		for _, row := range []int{int(d), int(numDomains)} {
+		for _, row := range []int{int(d), int(evolution.NumDomains)} {
 			count[row]++
-			st.TrueBins[row][BinOf(mean)]++
+			st.TrueBins[row][evolution.BinOf(mean)]++
 		}
 		// The ch. 4 measurement: daily visits while the page lives.
 		end := min(int64(window*day), died)
@@ -132,16 +134,16 @@ func (w *Web) describeChange(st *Stats, sample int) {
 		if days >= 1 {
 			b := 4
 			if detected > 0 {
-				b = BinOf(time.Duration(float64(days) / float64(detected) * float64(day)))
+				b = evolution.BinOf(time.Duration(float64(days) / float64(detected) * float64(day)))
 				b = min(b, 3) // any detected change in the window is "within 4 months"
 			}
-			for _, row := range []int{int(d), int(numDomains)} {
+			for _, row := range []int{int(d), int(evolution.NumDomains)} {
 				st.Ch4Bins[row][b]++
 			}
 		}
 		first := float64(min(v.Next, died)) / float64(day)
 		firstEvent[d] = append(firstEvent[d], first)
-		firstEvent[numDomains] = append(firstEvent[numDomains], first)
+		firstEvent[evolution.NumDomains] = append(firstEvent[evolution.NumDomains], first)
 		// Lifespans of the next page born in this slot.
 		if !s.permanent(slot) && w.cfg.Churn > 0 {
 			b1, d1 := w.lifetime(si, slot, v.Gen+1)
@@ -155,7 +157,7 @@ func (w *Web) describeChange(st *Stats, sample int) {
 			case life <= 120*day:
 				lb = 2
 			}
-			for _, row := range []int{int(d), int(numDomains)} {
+			for _, row := range []int{int(d), int(evolution.NumDomains)} {
 				lifeCount[row]++
 				st.LifeBins[row][lb]++
 			}
@@ -224,12 +226,12 @@ func (st *Stats) WriteText(out io.Writer) {
 
 	total := float64(st.Hosts)
 	p("Sites per domain                   measured   Table 4.1\n")
-	for d := Domain(0); d < numDomains; d++ {
-		p("  %-32s %8s   %5.1f%%\n", d, pct(float64(st.DomainSites[d])/total), 100*domainSites[d]/270)
+	for d := evolution.Domain(0); d < evolution.NumDomains; d++ {
+		p("  %-32s %8s   %5.1f%%\n", d, pct(float64(st.DomainSites[d])/total), 100*evolution.DomainSites[d]/270)
 	}
 	p("\nMean change interval (%d pages sampled; Fig. 4.2 bins)\n", st.Sampled)
 	p("  %-18s", "")
-	for _, b := range Bins {
+	for _, b := range evolution.Bins {
 		p(" %18s", b.Label)
 	}
 	p("\n")
@@ -237,34 +239,34 @@ func (st *Stats) WriteText(out io.Writer) {
 		name string
 		row  int
 		want [5]float64
-	}{{"all (true rates)", int(numDomains), PrintedShares}}
-	for d := Domain(0); d < numDomains; d++ {
+	}{{"all (true rates)", int(evolution.NumDomains), evolution.PrintedShares}}
+	for d := evolution.Domain(0); d < evolution.NumDomains; d++ {
 		rows = append(rows, struct {
 			name string
 			row  int
 			want [5]float64
-		}{d.String() + " (true rates)", int(d), DomainShares[d]})
+		}{d.String() + " (true rates)", int(d), evolution.DomainShares[d]})
 	}
 	for _, r := range rows {
 		p("  %-18s", r.name)
-		for b := range Bins {
+		for b := range evolution.Bins {
 			p("     %s (%4.0f%%)", pct(st.TrueBins[r.row][b]), 100*r.want[b])
 		}
 		p("\n")
 	}
 	p("  %-18s", "all, ch.4 method")
-	for b := range Bins {
-		p("     %s (%4.0f%%)", pct(st.Ch4Bins[numDomains][b]), 100*PrintedShares[b])
+	for b := range evolution.Bins {
+		p("     %s (%4.0f%%)", pct(st.Ch4Bins[evolution.NumDomains][b]), 100*evolution.PrintedShares[b])
 	}
 	p("\n  Rows marked 'true rates' bin each page's mean change interval; in parentheses the shares\n")
 	p("  simweb draws from. The 'ch.4 method' row measures as the 1999 experiment did (a visit a day\n")
 	p("  for 128 days; first bar = changed at every visit); in parentheses the printed bars (23%%, 15%%)\n")
 	p("  and the Table 5.7 reconstruction (16/16/30).\n\n")
 	p("Page lifespans (new pages)          <=1w   1w-1m   1m-4m    >4m   printed (Fig. 4.4)\n")
-	for _, r := range []int{int(numDomains), int(Com), int(Edu), int(NetOrg), int(Gov)} {
+	for _, r := range []int{int(evolution.NumDomains), int(evolution.Com), int(evolution.Edu), int(evolution.NetOrg), int(evolution.Gov)} {
 		name := "all"
-		if r < int(numDomains) {
-			name = Domain(r).String()
+		if r < int(evolution.NumDomains) {
+			name = evolution.Domain(r).String()
 		}
 		l := st.LifeBins[r]
 		p("  %-32s %s %s %s %s\n", name, pct(l[0]), pct(l[1]), pct(l[2]), pct(l[3]))
@@ -272,7 +274,7 @@ func (st *Stats) WriteText(out io.Writer) {
 	p("  printed: 1w-1m about 19%%; > 1 month over 70%%; edu and gov > 4 months over 50%%\n\n")
 	p("Days until half the pages changed or died (Fig. 4.5)\n")
 	p("  all %.1f (printed about 50), com %.1f (11), edu %.1f, netorg %.1f, gov %.1f (almost 120)\n",
-		st.HalfLife[numDomains], st.HalfLife[Com], st.HalfLife[Edu], st.HalfLife[NetOrg], st.HalfLife[Gov])
+		st.HalfLife[evolution.NumDomains], st.HalfLife[evolution.Com], st.HalfLife[evolution.Edu], st.HalfLife[evolution.NetOrg], st.HalfLife[evolution.Gov])
 	p("  (Fig. 4.2's shares imply a shorter half-life than Fig. 4.5's; simweb follows Fig. 4.2.)\n\n")
 	p("Hosts: validators honest/absent/wrong %d/%d/%d; robots.txt 200/404/500 %d/%d/%d, crawl-delay %d;\n",
 		st.Validators[Honest], st.Validators[Absent], st.Validators[Wrong], st.Robots[RobotsOK], st.Robots[RobotsNotFound], st.Robots[RobotsServerError], st.CrawlDelay)

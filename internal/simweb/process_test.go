@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
 	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/change/process/processtest"
 )
@@ -153,7 +154,7 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 	const years = 4
 	horizon := int64(years * 365 * day)
 	obs := make([]float64, 5)
-	var pages [numDomains]float64
+	var pages [evolution.NumDomains]float64
 	for si := range w.sites {
 		for slot := int32(0); slot < w.sites[si].pages; slot++ {
 			pages[w.sites[si].domain]++
@@ -167,9 +168,9 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 				}
 				n++
 			}
-			b := len(Bins) - 1
+			b := len(evolution.Bins) - 1
 			if n > 0 {
-				b = BinOf(time.Duration(horizon / int64(n)))
+				b = evolution.BinOf(time.Duration(horizon / int64(n)))
 			}
 			obs[b]++
 		}
@@ -178,7 +179,7 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 	total := float64(w.NumPages())
 	probs := make([]float64, 5)
 	H := float64(horizon) / 1e9
-	for b, bin := range Bins {
+	for b, bin := range evolution.Bins {
 		var inner [5]float64
 		const steps = 400
 		lo, hi := math.Log(float64(bin.Lo)/1e9), math.Log(float64(bin.Hi)/1e9)
@@ -186,16 +187,16 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 			mean := math.Exp(lo + (float64(s)+0.5)/steps*(hi-lo))
 			mu := H / mean
 			p := distuv.Poisson{Lambda: mu}
-			inner[len(Bins)-1] += p.Prob(0) / steps
+			inner[len(evolution.Bins)-1] += p.Prob(0) / steps
 			// Sum over counts in a window around the mean (±12 sd).
 			sd := math.Sqrt(mu)
 			for n := max(1, int(mu-12*sd)); float64(n) <= mu+12*sd+20; n++ {
-				inner[BinOf(time.Duration(H/float64(n)*1e9))] += p.Prob(float64(n)) / steps
+				inner[evolution.BinOf(time.Duration(H/float64(n)*1e9))] += p.Prob(float64(n)) / steps
 			}
 		}
-		for d := Domain(0); d < numDomains; d++ {
+		for d := evolution.Domain(0); d < evolution.NumDomains; d++ {
 			for k := range probs {
-				probs[k] += pages[d] / total * DomainShares[d][b] * inner[k]
+				probs[k] += pages[d] / total * evolution.DomainShares[d][b] * inner[k]
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
 	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
@@ -67,10 +68,12 @@ const (
 // Zone is the DNS zone all simweb hosts live under (RFC 2606 reserves .test).
 const Zone = "test"
 
+const day = 24 * time.Hour
+
 // site is one host of the synthetic web.
 type site struct {
 	name       string
-	domain     Domain
+	domain     evolution.Domain
 	process    process.Kind
 	validators ValidatorMode
 	robots     RobotsMode
@@ -182,7 +185,7 @@ func (w *Web) buildSites() {
 		s := &w.sites[i]
 		// Domains by a golden-ratio sequence: Table 4.1's proportions hold
 		// closely for any number of hosts, and the classes are interleaved.
-		s.domain = drawDomain(math.Mod(float64(i+1)*0.6180339887498949+splitmix.Unit(cfg.Seed), 1))
+		s.domain = evolution.DrawDomain(math.Mod(float64(i+1)*0.6180339887498949+splitmix.Unit(cfg.Seed), 1))
 		s.name = fmt.Sprintf("h%d-%s.%s", i, tldFor(s.domain, r.float()), Zone)
 		switch u := r.float(); {
 		case u < cfg.ParetoShare:
@@ -228,14 +231,14 @@ func (w *Web) buildSites() {
 
 // tldFor names a site's top-level domain within its class, in the
 // proportions of Table 4.1's footnotes (org 19 / net 11, gov 28 / mil 2).
-func tldFor(d Domain, u float64) string {
+func tldFor(d evolution.Domain, u float64) string {
 	switch d {
-	case NetOrg:
+	case evolution.NetOrg:
 		if u < 19.0/30 {
 			return "org"
 		}
 		return "net"
-	case Gov:
+	case evolution.Gov:
 		if u < 28.0/30 {
 			return "gov"
 		}
@@ -421,7 +424,7 @@ func (w *Web) nextDeath(si, slot, gen int32, born int64) int64 {
 // lifeDraw is the i-th exponential lifetime draw of a slot.
 func (w *Web) lifeDraw(si, slot int32, i uint64) int64 {
 	s := &w.sites[si]
-	mean := float64(MeanLifespan[s.domain]) / w.cfg.Churn
+	mean := float64(evolution.MeanLifespan[s.domain]) / w.cfg.Churn
 	return clampNs(-math.Log(splitmix.Open(splitmix.Hash3(w.cfg.Seed^tagLife, uint64(s.first)+uint64(slot), i))) * mean)
 }
 
@@ -445,7 +448,7 @@ func (w *Web) cachedGenAt(si, slot int32, t int64) int32 {
 func (w *Web) incarnation(si, slot, gen int32, born, died int64) incarnation {
 	s := &w.sites[si]
 	key := splitmix.Hash3(w.cfg.Seed, uint64(s.first)+uint64(slot), uint64(gen))
-	mean := drawInterval(s.domain, splitmix.Unit(splitmix.Hash2(key^tagRate, 1)), splitmix.Unit(splitmix.Hash2(key^tagRate, 2)))
+	mean := evolution.DrawInterval(s.domain, splitmix.Unit(splitmix.Hash2(key^tagRate, 1)), splitmix.Unit(splitmix.Hash2(key^tagRate, 2)))
 	in := incarnation{
 		site: si, slot: slot, gen: gen, key: key, born: born, died: died,
 		model: newChangeModel(s.process, mean, w.cfg.ParetoAlpha, s.phase),
