@@ -124,14 +124,34 @@ type page struct {
 
 // render appends the HTML of a page version. The body is a pure function of
 // the seed, the page and its version: a stable part (the incarnation's
-// text) and a changing part (the version line and a news paragraph).
+// text) and a changing part (the version line and a news paragraph), then
+// the page's links as of the version's time.
 func (w *Web) render(dst []byte, p page) []byte {
-	s := &w.sites[p.si]
-	key := p.in.key
-	r := newStream(key ^ tagContent)
-	topic := topicWords[w.pageTopic(p.si, p.slot, key)]
-	m := p.malformed
+	dst = w.appendHead(dst, p)
+	dst = w.appendText(dst, p)
+	// Changing text: a news paragraph drawn from the version.
+	vr := newStream(splitmix.Hash2(p.in.key^tagVersion, uint64(p.version)))
+	dst = append(dst, "<div class=\"news\"><p>"...)
+	dst = w.corpus.appendWords(dst, vr.intn(corpusWords), 40+vr.intn(80))
+	dst = append(dst, "</p></div>\n"...)
 
+	s := &w.sites[p.si]
+	dst = append(dst, "<ul class=\"links\">\n"...)
+	for _, l := range w.cachedLinks(p.si, p.slot) {
+		dst = w.appendLink(dst, s, l, p.modified, p.malformed)
+	}
+	dst = w.appendFaultLinks(dst, s, p.slot, p.in.gen, p.modified)
+	dst = append(dst, "</ul>\n"...)
+	if p.malformed {
+		return append(dst, "<div><b><i>bold italic</b></i>\n</body>\n"...) // mis-nested, no </html>
+	}
+	return append(dst, "</body>\n</html>\n"...)
+}
+
+// appendHead appends a page version's head, with the simweb meta tag that
+// names the version (VersionOf reads it back), and the top of its body:
+// the title as a heading and the version line.
+func (w *Web) appendHead(dst []byte, p page) []byte {
 	dst = append(dst, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"...)
 	if p.latin1 {
 		dst = append(dst, "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1252\">\n"...)
@@ -140,7 +160,7 @@ func (w *Web) render(dst []byte, p page) []byte {
 	}
 	titleStart := len(dst) + len("<title>")
 	dst = append(dst, "<title>"...)
-	dst = w.appendTitle(dst, p.si, p.slot, key)
+	dst = w.appendTitle(dst, p.si, p.slot, p.in.key)
 	title := string(dst[titleStart:])
 	dst = append(dst, "</title>\n<meta name=\"simweb\" content=\"site="...)
 	dst = strconv.AppendInt(dst, int64(p.si), 10)
@@ -151,7 +171,7 @@ func (w *Web) render(dst []byte, p page) []byte {
 	dst = append(dst, " version="...)
 	dst = strconv.AppendUint(dst, uint64(p.version), 10)
 	dst = append(dst, "\">\n</head>\n<body>\n"...)
-	if m {
+	if p.malformed {
 		dst = append(dst, "<H1>"...)
 	} else {
 		dst = append(dst, "<h1>"...)
@@ -161,11 +181,16 @@ func (w *Web) render(dst []byte, p page) []byte {
 	dst = strconv.AppendUint(dst, uint64(p.version), 10)
 	dst = append(dst, ", updated "...)
 	dst = w.simTime(p.modified).AppendFormat(dst, time.DateTime)
-	dst = append(dst, " UTC.</p>\n"...)
+	return append(dst, " UTC.</p>\n"...)
+}
 
-	// Stable text: about 1,200 words (≈ 10 KB pages with markup, ch. 3's
-	// average), with the topic word repeated a page-specific number of
-	// times so that some pages are "hot" for it (ch. 2: ≥ 10 occurrences).
+// appendText appends the incarnation's stable text: about 1,200 words
+// (≈ 10 KB pages with markup, ch. 3's average), with the topic word
+// repeated a page-specific number of times so that some pages are "hot"
+// for it (ch. 2: ≥ 10 occurrences).
+func (w *Web) appendText(dst []byte, p page) []byte {
+	r := newStream(p.in.key ^ tagContent)
+	topic := topicWords[w.pageTopic(p.si, p.slot, p.in.key)]
 	words := int(math.Exp(7.0 + 0.5*gauss(&r)))
 	words = max(50, min(words, 20000))
 	mentions := r.poisson(-4 * math.Log(splitmix.Open(r.next())))
@@ -193,29 +218,13 @@ func (w *Web) render(dst []byte, p page) []byte {
 				dst = appendLatin1(dst, lw)
 			}
 		}
-		if m && i%2 == 1 {
+		if p.malformed && i%2 == 1 {
 			dst = append(dst, " 3 < 4 & so on\n"...) // unclosed paragraph, bare < and &
 		} else {
 			dst = append(dst, "</p>\n"...)
 		}
 	}
-
-	// Changing text: a news paragraph drawn from the version.
-	vr := newStream(splitmix.Hash2(key^tagVersion, uint64(p.version)))
-	dst = append(dst, "<div class=\"news\"><p>"...)
-	dst = w.corpus.appendWords(dst, vr.intn(corpusWords), 40+vr.intn(80))
-	dst = append(dst, "</p></div>\n"...)
-
-	dst = append(dst, "<ul class=\"links\">\n"...)
-	for _, l := range w.cachedLinks(p.si, p.slot) {
-		dst = w.appendLink(dst, s, l, p.modified, m)
-	}
-	dst = w.appendFaultLinks(dst, s, p.slot, p.in.gen, p.modified)
-	dst = append(dst, "</ul>\n"...)
-	if m {
-		return append(dst, "<div><b><i>bold italic</b></i>\n</body>\n"...) // mis-nested, no </html>
-	}
-	return append(dst, "</body>\n</html>\n"...)
+	return dst
 }
 
 // appendLink appends one list item linking to the generation of l alive
