@@ -94,74 +94,23 @@ func Describe(w *Web, sample int) Stats {
 	return st
 }
 
+// describeChange measures the change, lifespan and topic statistics on
+// up to sample pages taken evenly across the web.
 func (w *Web) describeChange(st *Stats, sample int) {
 	n := w.NumPages()
 	if sample <= 0 || sample > n {
 		sample = n
 	}
 	stride := float64(n) / float64(sample)
-	var count [evolution.NumDomains + 1]float64
-	var lifeCount [evolution.NumDomains + 1]float64
-	firstEvent := make([][]float64, evolution.NumDomains+1)
+	ct := changeTally{firstEvent: make([][]float64, evolution.NumDomains+1)}
 	hot := 0
-	const window = 128 // days, as in the 1999 experiment
 	var page []byte
 	for k := 0; k < sample; k++ {
 		g := int32(float64(k) * stride)
 		si := int32(sort.Search(len(w.sites), func(i int) bool { return w.sites[i].first+w.sites[i].pages > g }))
-		s := &w.sites[si]
-		slot := g - s.first
-		d := s.domain
+		slot := g - w.sites[si].first
 		v := w.VersionAt(si, slot, 0)
-		born, died := w.lifetime(si, slot, v.Gen)
-		inc := w.incarnation(si, slot, v.Gen, born, died)
-		mean := time.Duration(1 / inc.model.lambda * 1e9)
-		for _, row := range []int{int(d), int(evolution.NumDomains)} {
-			count[row]++
-			st.TrueBins[row][evolution.BinOf(mean)]++
-		}
-		// The ch. 4 measurement: daily visits while the page lives.
-		end := min(int64(window*day), died)
-		days := int(end / int64(day))
-		detected, last := 0, int64(-1)
-		for _, t := range w.ChangeTimes(si, slot, v.Gen, 0, end) {
-			dd := t / int64(day)
-			if dd != last && dd < int64(days) {
-				detected++
-				last = dd
-			}
-		}
-		if days >= 1 {
-			b := 4
-			if detected > 0 {
-				b = evolution.BinOf(time.Duration(float64(days) / float64(detected) * float64(day)))
-				b = min(b, 3) // any detected change in the window is "within 4 months"
-			}
-			for _, row := range []int{int(d), int(evolution.NumDomains)} {
-				st.Ch4Bins[row][b]++
-			}
-		}
-		first := float64(min(v.Next, died)) / float64(day)
-		firstEvent[d] = append(firstEvent[d], first)
-		firstEvent[evolution.NumDomains] = append(firstEvent[evolution.NumDomains], first)
-		// Lifespans of the next page born in this slot.
-		if !s.permanent(slot) && w.cfg.Churn > 0 {
-			b1, d1 := w.lifetime(si, slot, v.Gen+1)
-			life := time.Duration(d1 - b1)
-			lb := 3
-			switch {
-			case life <= 7*day:
-				lb = 0
-			case life <= 30*day:
-				lb = 1
-			case life <= 120*day:
-				lb = 2
-			}
-			for _, row := range []int{int(d), int(evolution.NumDomains)} {
-				lifeCount[row]++
-				st.LifeBins[row][lb]++
-			}
-		}
+		inc := w.tallyPage(st, &ct, si, slot, v)
 		if k < 20000 {
 			page = w.render(page[:0], page0(&inc, si, slot, v))
 			if isHot(page, "computer") {
@@ -171,19 +120,105 @@ func (w *Web) describeChange(st *Stats, sample int) {
 	}
 	st.Sampled = sample
 	st.HotTopic = float64(hot) / float64(min(sample, 20000))
-	for row := range count {
+	ct.shares(st)
+}
+
+// changeTally holds describeChange's counts per row (each domain, then
+// all) until they become shares.
+type changeTally struct {
+	count, lifeCount [evolution.NumDomains + 1]float64
+	firstEvent       [][]float64 // days to the first change or death
+}
+
+// tallyPage counts one sampled page, whose version at time 0 is v, into
+// st's bins and ct, and returns its incarnation.
+func (w *Web) tallyPage(st *Stats, ct *changeTally, si, slot int32, v Version) incarnation {
+	s := &w.sites[si]
+	rows := [2]int{int(s.domain), int(evolution.NumDomains)}
+	born, died := w.lifetime(si, slot, v.Gen)
+	inc := w.incarnation(si, slot, v.Gen, born, died)
+	mean := time.Duration(1 / inc.model.lambda * 1e9)
+	for _, row := range rows {
+		ct.count[row]++
+		st.TrueBins[row][evolution.BinOf(mean)]++
+	}
+	if b, ok := w.ch4Bin(si, slot, v.Gen, died); ok {
+		for _, row := range rows {
+			st.Ch4Bins[row][b]++
+		}
+	}
+	first := float64(min(v.Next, died)) / float64(day)
+	for _, row := range rows {
+		ct.firstEvent[row] = append(ct.firstEvent[row], first)
+	}
+	// Lifespans of the next page born in this slot.
+	if !s.permanent(slot) && w.cfg.Churn > 0 {
+		b1, d1 := w.lifetime(si, slot, v.Gen+1)
+		lb := lifeBin(time.Duration(d1 - b1))
+		for _, row := range rows {
+			ct.lifeCount[row]++
+			st.LifeBins[row][lb]++
+		}
+	}
+	return inc
+}
+
+// ch4Bin is the Fig. 4.2 bar the ch. 4 measurement puts a page in: daily
+// visits for 128 days (as in the 1999 experiment) while the page lives,
+// the mean interval being the days observed over the changes detected. ok
+// is false for a page that lives less than a day of the window.
+func (w *Web) ch4Bin(si, slot, gen int32, died int64) (b int, ok bool) {
+	const window = 128
+	end := min(int64(window*day), died)
+	days := int(end / int64(day))
+	detected, last := 0, int64(-1)
+	for _, t := range w.ChangeTimes(si, slot, gen, 0, end) {
+		dd := t / int64(day)
+		if dd != last && dd < int64(days) {
+			detected++
+			last = dd
+		}
+	}
+	if days < 1 {
+		return 0, false
+	}
+	if detected == 0 {
+		return 4, true
+	}
+	b = evolution.BinOf(time.Duration(float64(days) / float64(detected) * float64(day)))
+	return min(b, 3), true // any detected change in the window is "within 4 months"
+}
+
+// lifeBin is the Fig. 4.4 bin of a lifespan: ≤ 1 week, 1 week–1 month,
+// 1–4 months, > 4 months.
+func lifeBin(life time.Duration) int {
+	switch {
+	case life <= 7*day:
+		return 0
+	case life <= 30*day:
+		return 1
+	case life <= 120*day:
+		return 2
+	}
+	return 3
+}
+
+// shares turns st's counts into shares of each row's pages, and the first
+// events into each row's median, the half-life.
+func (ct *changeTally) shares(st *Stats) {
+	for row := range ct.count {
 		for b := range st.TrueBins[row] {
-			if count[row] > 0 {
-				st.TrueBins[row][b] /= count[row]
-				st.Ch4Bins[row][b] /= count[row]
+			if ct.count[row] > 0 {
+				st.TrueBins[row][b] /= ct.count[row]
+				st.Ch4Bins[row][b] /= ct.count[row]
 			}
 		}
 		for b := range st.LifeBins[row] {
-			if lifeCount[row] > 0 {
-				st.LifeBins[row][b] /= lifeCount[row]
+			if ct.lifeCount[row] > 0 {
+				st.LifeBins[row][b] /= ct.lifeCount[row]
 			}
 		}
-		if f := firstEvent[row]; len(f) > 0 {
+		if f := ct.firstEvent[row]; len(f) > 0 {
 			slices.Sort(f)
 			st.HalfLife[row] = f[len(f)/2]
 		}
