@@ -62,7 +62,7 @@ func TestTopicalLocality(t *testing.T) {
 		return w.pageTopic(si, slot, splitmix.Hash3(w.cfg.Seed, uint64(w.sites[si].first)+uint64(slot), uint64(gen)))
 	}
 	same, links, baseSame, pairs := 0, 0, 0, 0
-	r := newStream(3)
+	r := splitmix.NewStream(3)
 	for si := int32(0); si < 20; si++ {
 		for slot := int32(1); slot < 1000; slot++ {
 			from := topic(si, slot)
@@ -74,7 +74,7 @@ func TestTopicalLocality(t *testing.T) {
 					}
 				}
 			}
-			if other := int32(1 + r.intn(999)); other != slot {
+			if other := int32(1 + r.IntN(999)); other != slot {
 				pairs++
 				if topic(si, other) == from {
 					baseSame++

@@ -3,6 +3,8 @@ package simweb
 import (
 	"math"
 	"strings"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // topicWords is the topic vocabulary. Each directory has a topic and most
@@ -71,7 +73,7 @@ type corpus struct {
 const corpusWords = 1 << 17
 
 func newCorpus(seed uint64) corpus {
-	r := newStream(seed ^ tagCorpus)
+	r := splitmix.NewStream(seed ^ tagCorpus)
 	var b strings.Builder
 	b.Grow(corpusWords * 7)
 	starts := make([]int32, 0, corpusWords+1)
@@ -79,7 +81,7 @@ func newCorpus(seed uint64) corpus {
 	for i := 0; i < corpusWords; i++ {
 		starts = append(starts, int32(b.Len()))
 		// Roughly Zipfian word choice: common words dominate, as in prose.
-		k := int(float64(len(fillerWords)) * math.Pow(r.float(), 2.2))
+		k := int(float64(len(fillerWords)) * math.Pow(r.Float64(), 2.2))
 		word := fillerWords[k]
 		if sentence == 0 {
 			b.WriteString(strings.ToUpper(word[:1]) + word[1:])
@@ -87,7 +89,7 @@ func newCorpus(seed uint64) corpus {
 			b.WriteString(word)
 		}
 		sentence++
-		if sentence > 6 && r.float() < 0.12 {
+		if sentence > 6 && r.Float64() < 0.12 {
 			b.WriteString(".")
 			sentence = 0
 		}
@@ -119,18 +121,18 @@ func (c *corpus) appendWords(dst []byte, i, n int) []byte {
 func (w *Web) pageTopic(si, slot int32, key uint64) int {
 	s := &w.sites[si]
 	c := s.clusterOf(slot)
-	r := newStream(key ^ tagTopic)
-	if c >= 0 && r.float() < 0.8 {
+	r := splitmix.NewStream(key ^ tagTopic)
+	if c >= 0 && r.Float64() < 0.8 {
 		return s.clusters[c].topic
 	}
-	return drawTopic(r.float())
+	return drawTopic(r.Float64())
 }
 
 // appendTitle appends the title of a page incarnation.
 func (w *Web) appendTitle(dst []byte, si, slot int32, key uint64) []byte {
 	s := &w.sites[si]
 	topic := topicWords[w.pageTopic(si, slot, key)]
-	r := newStream(key ^ tagTopic ^ 0x55)
+	r := splitmix.NewStream(key ^ tagTopic ^ 0x55)
 	switch {
 	case slot == 0:
 		dst = append(dst, strings.ToUpper(s.name[:1])...)
@@ -141,9 +143,9 @@ func (w *Web) appendTitle(dst []byte, si, slot int32, key uint64) []byte {
 		dst = append(dst, topic[1:]...)
 		return append(dst, " index"...)
 	}
-	n := 2 + r.intn(4)
-	withTopic := r.float() < 0.35
-	at := r.intn(n)
+	n := 2 + r.IntN(4)
+	withTopic := r.Float64() < 0.35
+	at := r.IntN(n)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			dst = append(dst, ' ')
@@ -152,7 +154,7 @@ func (w *Web) appendTitle(dst []byte, si, slot int32, key uint64) []byte {
 			dst = append(dst, topic...)
 			continue
 		}
-		word := fillerWords[r.intn(len(fillerWords))]
+		word := fillerWords[r.IntN(len(fillerWords))]
 		if i == 0 {
 			dst = append(dst, word[0]-('a'-'A'))
 			dst = append(dst, word[1:]...)

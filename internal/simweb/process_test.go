@@ -10,6 +10,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
 	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/change/process/processtest"
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 // ksLevel is the significance of the Kolmogorov–Smirnov tests below: a
@@ -211,10 +212,10 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 // as counting the change times from the origin (brute force).
 func TestCursorMatchesBruteForce(t *testing.T) {
 	w, _ := newTestWeb(t, func(c *Config) { c.Hosts, c.PagesPerHost, c.ParetoShare, c.QDShare = 3, 30, 0.34, 0.33 })
-	r := newStream(99)
+	r := splitmix.NewStream(99)
 	for k := 0; k < 3000; k++ {
-		si, slot := int32(r.intn(3)), int32(r.intn(30))
-		at := int64(r.float() * float64(200*day))
+		si, slot := int32(r.IntN(3)), int32(r.IntN(30))
+		at := int64(r.Float64() * float64(200*day))
 		v := w.VersionAt(si, slot, at)
 		if !v.Alive {
 			t.Fatalf("VersionAt returned a dead incarnation at %v", time.Duration(at))

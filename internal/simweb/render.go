@@ -49,8 +49,8 @@ func (w *Web) outLinks(si, slot int32, dst []link) []link {
 		}
 	}
 	structural := len(dst)
-	r := newStream(splitmix.Hash2(w.cfg.Seed^tagLinks, uint64(s.first)+uint64(slot)))
-	d := r.poisson(w.cfg.Links)
+	r := splitmix.NewStream(splitmix.Hash2(w.cfg.Seed^tagLinks, uint64(s.first)+uint64(slot)))
+	d := poisson(&r, w.cfg.Links)
 	random := d - structural
 	if random <= 0 || s.pages == 1 && len(w.sites) == 1 {
 		return dst
@@ -61,8 +61,8 @@ func (w *Web) outLinks(si, slot int32, dst []link) []link {
 	q = math.Max(0, math.Min(1, q))
 	ci := s.clusterOf(slot)
 	for k := 0; k < random; k++ {
-		intra := r.float() < q || len(w.sites) == 1
-		local := intra && ci >= 0 && r.float() < w.cfg.ClusterLocality
+		intra := r.Float64() < q || len(w.sites) == 1
+		local := intra && ci >= 0 && r.Float64() < w.cfg.ClusterLocality
 		// A page links to a target once. When attractiveness is very
 		// concentrated, weighted draws keep hitting the same hubs; after
 		// some collisions a local draw widens to the whole site, and a link
@@ -83,22 +83,22 @@ func (w *Web) outLinks(si, slot int32, dst []link) []link {
 // cluster ci, by attractiveness: in the same cluster (local), elsewhere in
 // the same site (intra), or on another site, where half the links go to
 // the home page.
-func (w *Web) randomTarget(r *stream, si int32, ci int, intra, local bool) link {
+func (w *Web) randomTarget(r *splitmix.Stream, si int32, ci int, intra, local bool) link {
 	s := &w.sites[si]
 	if intra {
 		if local {
 			c := &s.clusters[ci]
-			return link{si, w.pickWeighted(s.first+c.start, s.first+c.end, r.float()) - s.first}
+			return link{si, w.pickWeighted(s.first+c.start, s.first+c.end, r.Float64()) - s.first}
 		}
-		return link{si, w.pickWeighted(s.first, s.first+s.pages, r.float()) - s.first}
+		return link{si, w.pickWeighted(s.first, s.first+s.pages, r.Float64()) - s.first}
 	}
-	t := link{site: w.pickSite(r.float())}
+	t := link{site: w.pickSite(r.Float64())}
 	for try := 0; try < 8 && t.site == si; try++ {
-		t.site = w.pickSite(r.float())
+		t.site = w.pickSite(r.Float64())
 	}
 	ts := &w.sites[t.site]
-	if r.float() >= 0.5 {
-		t.slot = w.pickWeighted(ts.first, ts.first+ts.pages, r.float()) - ts.first
+	if r.Float64() >= 0.5 {
+		t.slot = w.pickWeighted(ts.first, ts.first+ts.pages, r.Float64()) - ts.first
 	}
 	return t
 }
@@ -130,9 +130,9 @@ func (w *Web) render(dst []byte, p page) []byte {
 	dst = w.appendHead(dst, p)
 	dst = w.appendText(dst, p)
 	// Changing text: a news paragraph drawn from the version.
-	vr := newStream(splitmix.Hash2(p.in.key^tagVersion, uint64(p.version)))
+	vr := splitmix.NewStream(splitmix.Hash2(p.in.key^tagVersion, uint64(p.version)))
 	dst = append(dst, "<div class=\"news\"><p>"...)
-	dst = w.corpus.appendWords(dst, vr.intn(corpusWords), 40+vr.intn(80))
+	dst = w.corpus.appendWords(dst, vr.IntN(corpusWords), 40+vr.IntN(80))
 	dst = append(dst, "</p></div>\n"...)
 
 	s := &w.sites[p.si]
@@ -189,11 +189,11 @@ func (w *Web) appendHead(dst []byte, p page) []byte {
 // repeated a page-specific number of times so that some pages are "hot"
 // for it (ch. 2: ≥ 10 occurrences).
 func (w *Web) appendText(dst []byte, p page) []byte {
-	r := newStream(p.in.key ^ tagContent)
+	r := splitmix.NewStream(p.in.key ^ tagContent)
 	topic := topicWords[w.pageTopic(p.si, p.slot, p.in.key)]
 	words := int(math.Exp(7.0 + 0.5*gauss(&r)))
 	words = max(50, min(words, 20000))
-	mentions := r.poisson(-4 * math.Log(splitmix.Open(r.next())))
+	mentions := poisson(&r, -4*math.Log(splitmix.Open(r.Uint64())))
 	paras := 1 + words/120
 	for i := 0; i < paras; i++ {
 		n := words / paras
@@ -202,7 +202,7 @@ func (w *Web) appendText(dst []byte, p page) []byte {
 			k++
 		}
 		dst = append(dst, "<p>"...)
-		start := r.intn(corpusWords)
+		start := r.IntN(corpusWords)
 		for j := 0; j <= k; j++ {
 			piece := n / (k + 1)
 			dst = w.corpus.appendWords(dst, start+j*piece, piece)
@@ -213,7 +213,7 @@ func (w *Web) appendText(dst []byte, p page) []byte {
 			}
 		}
 		if p.latin1 && i == 0 {
-			for _, lw := range latinWords[:3+r.intn(5)] {
+			for _, lw := range latinWords[:3+r.IntN(5)] {
 				dst = append(dst, ' ')
 				dst = appendLatin1(dst, lw)
 			}
@@ -303,7 +303,7 @@ func appendLatin1(dst []byte, s string) []byte {
 }
 
 // gauss draws a standard normal variate (Box–Muller).
-func gauss(r *stream) float64 {
-	u1, u2 := splitmix.Open(r.next()), r.float()
+func gauss(r *splitmix.Stream) float64 {
+	u1, u2 := splitmix.Open(r.Uint64()), r.Float64()
 	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
 }

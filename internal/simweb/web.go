@@ -181,45 +181,45 @@ func (w *Web) buildSites() {
 	w.sites = make([]site, cfg.Hosts)
 	first := int32(0)
 	for i := range w.sites {
-		r := newStream(splitmix.Hash2(cfg.Seed^tagSite, uint64(i)))
+		r := splitmix.NewStream(splitmix.Hash2(cfg.Seed^tagSite, uint64(i)))
 		s := &w.sites[i]
 		// Domains by a golden-ratio sequence: Table 4.1's proportions hold
 		// closely for any number of hosts, and the classes are interleaved.
 		s.domain = evolution.DrawDomain(math.Mod(float64(i+1)*0.6180339887498949+splitmix.Unit(cfg.Seed), 1))
-		s.name = fmt.Sprintf("h%d-%s.%s", i, tldFor(s.domain, r.float()), Zone)
-		switch u := r.float(); {
+		s.name = fmt.Sprintf("h%d-%s.%s", i, tldFor(s.domain, r.Float64()), Zone)
+		switch u := r.Float64(); {
 		case u < cfg.ParetoShare:
 			s.process = process.Pareto
 		case u < cfg.ParetoShare+cfg.QDShare:
 			s.process = process.QuasiDeterministic
 		}
-		switch u := r.float(); {
+		switch u := r.Float64(); {
 		case u < cfg.Validators.Absent:
 			s.validators = Absent
 		case u < cfg.Validators.Absent+cfg.Validators.Wrong:
 			s.validators = Wrong
 		}
-		switch u := r.float(); {
+		switch u := r.Float64(); {
 		case u < cfg.Robots.NotFound:
 			s.robots = RobotsNotFound
 		case u < cfg.Robots.NotFound+cfg.Robots.ServerError:
 			s.robots = RobotsServerError
 		}
-		if u := r.float(); s.robots == RobotsOK && u < cfg.Robots.CrawlDelay {
-			s.crawlDelay = 1 + r.intn(cfg.Robots.MaxCrawlDelay)
+		if u := r.Float64(); s.robots == RobotsOK && u < cfg.Robots.CrawlDelay {
+			s.crawlDelay = 1 + r.IntN(cfg.Robots.MaxCrawlDelay)
 		}
-		switch u := r.float(); {
+		switch u := r.Float64(); {
 		case u < cfg.Sitemaps.None:
 			s.sitemap = SitemapNone
 		case u < cfg.Sitemaps.None+cfg.Sitemaps.Wrong:
 			s.sitemap = SitemapWrong
 		}
-		s.sitemapFmt = r.intn(3)
-		s.gzip = r.float() < cfg.GzipShare
-		s.trap = r.float() < cfg.Faults.Trap
-		s.phase = int64(r.float() * float64(day))
-		s.created = -int64((1 + 4*r.float()) * float64(365*day))
-		s.deploy = int64((3 + 25*r.float()) * float64(day))
+		s.sitemapFmt = r.IntN(3)
+		s.gzip = r.Float64() < cfg.GzipShare
+		s.trap = r.Float64() < cfg.Faults.Trap
+		s.phase = int64(r.Float64() * float64(day))
+		s.created = -int64((1 + 4*r.Float64()) * float64(365*day))
+		s.deploy = int64((3 + 25*r.Float64()) * float64(day))
 		s.first = first
 		s.pages = int32(cfg.PagesPerHost)
 		s.clusters = makeClusters(&r, s.pages, s.robots == RobotsOK)
@@ -250,7 +250,7 @@ func tldFor(d evolution.Domain, u float64) string {
 // makeClusters splits slots 1..pages−1 into directories of about
 // clusterSize pages, each with a topic; on hosts with a robots.txt, about
 // one directory in six (at least one on hosts with several) is private.
-func makeClusters(r *stream, pages int32, robots bool) []cluster {
+func makeClusters(r *splitmix.Stream, pages int32, robots bool) []cluster {
 	if pages <= 1 {
 		return nil
 	}
@@ -266,13 +266,13 @@ func makeClusters(r *stream, pages int32, robots bool) []cluster {
 		if int32(i) < extra {
 			end++
 		}
-		topic := drawTopic(r.float())
+		topic := drawTopic(r.Float64())
 		dir := topicWords[topic]
 		used[dir]++
 		if used[dir] > 1 {
 			dir += "-" + strconv.Itoa(used[dir])
 		}
-		private := robots && n > 1 && (i == int(n)-1 || r.float() < 1.0/6)
+		private := robots && n > 1 && (i == int(n)-1 || r.Float64() < 1.0/6)
 		if private {
 			dir = "private/" + dir
 		}
