@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/simweb/trap"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -270,10 +271,10 @@ func (w *Web) appendFaultLinks(dst []byte, s *site, slot, gen int32, t int64) []
 	}
 	id := strconv.Itoa(int(slot))
 	if w.sticky(g, stickyRedirect, f.Redirect) {
-		item("/go/"+strconv.Itoa(f.RedirectHops)+s.path(slot, gen), "Moved page")
+		item(trap.RedirectPath(f.RedirectHops, s.path(slot, gen)), "Moved page")
 	}
 	if w.sticky(g, stickyLoop, f.Loop) {
-		item("/loop/a/"+id, "Circular page")
+		item(trap.LoopPath(id), "Circular page")
 	}
 	if w.sticky(g, stickyOversize, f.Oversize) {
 		item("/big/"+id+".html", "Large archive")
@@ -282,13 +283,9 @@ func (w *Web) appendFaultLinks(dst []byte, s *site, slot, gen int32, t int64) []
 		item("/bomb/"+id+".html", "Compressed report")
 	}
 	if slot == 0 && s.trap {
-		item(calendarPath(w.simTime(max(t, 0))), "Events calendar")
+		item(trap.CalendarPath(w.simTime(max(t, 0))), "Events calendar")
 	}
 	return dst
-}
-
-func calendarPath(t time.Time) string {
-	return "/calendar/" + t.Format(time.DateOnly) + ".html"
 }
 
 func appendLatin1(dst []byte, s string) []byte {

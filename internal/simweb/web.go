@@ -12,6 +12,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
 	"github.com/freshcrawl/freshcrawl/internal/change/process"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/trap"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -122,14 +123,13 @@ type Web struct {
 	corpus  corpus
 	clock   Clock
 
-	cells   []cell
-	links   []atomic.Pointer[[]link] // out-links per global slot, filled on first use
-	locks   [1 << 12]sync.Mutex
-	reqs    []atomic.Uint64 // requests per site: the index for transient faults
-	audit   *Audit
-	date    atomic.Pointer[httpDate]
-	bombGz  []byte
-	bombOne sync.Once
+	cells []cell
+	links []atomic.Pointer[[]link] // out-links per global slot, filled on first use
+	locks [1 << 12]sync.Mutex
+	reqs  []atomic.Uint64 // requests per site: the index for transient faults
+	audit *Audit
+	date  atomic.Pointer[httpDate]
+	bomb  *trap.Bomb
 }
 
 // cell caches the live incarnation of a slot and a cursor into its events.
@@ -161,6 +161,7 @@ func New(cfg Config, clock Clock) (*Web, error) {
 	w.links = make([]atomic.Pointer[[]link], n)
 	w.reqs = make([]atomic.Uint64, len(w.sites))
 	w.audit = newAudit(w, cfg.Audit)
+	w.bomb = &trap.Bomb{Size: cfg.Faults.BombBytes}
 	return w, nil
 }
 
