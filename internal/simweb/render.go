@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/simweb/trap"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/words"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -133,7 +134,7 @@ func (w *Web) render(dst []byte, p page) []byte {
 	// Changing text: a news paragraph drawn from the version.
 	vr := splitmix.NewStream(splitmix.Hash2(p.in.key^tagVersion, uint64(p.version)))
 	dst = append(dst, "<div class=\"news\"><p>"...)
-	dst = w.corpus.appendWords(dst, vr.IntN(corpusWords), 40+vr.IntN(80))
+	dst = w.corpus.AppendWords(dst, vr.IntN(words.CorpusWords), 40+vr.IntN(80))
 	dst = append(dst, "</p></div>\n"...)
 
 	s := &w.sites[p.si]
@@ -191,22 +192,22 @@ func (w *Web) appendHead(dst []byte, p page) []byte {
 // for it (ch. 2: ≥ 10 occurrences).
 func (w *Web) appendText(dst []byte, p page) []byte {
 	r := splitmix.NewStream(p.in.key ^ tagContent)
-	topic := topicWords[w.pageTopic(p.si, p.slot, p.in.key)]
-	words := int(math.Exp(7.0 + 0.5*gauss(&r)))
-	words = max(50, min(words, 20000))
+	topic := words.Topics[w.pageTopic(p.si, p.slot, p.in.key)]
+	nWords := int(math.Exp(7.0 + 0.5*gauss(&r)))
+	nWords = max(50, min(nWords, 20000))
 	mentions := poisson(&r, -4*math.Log(splitmix.Open(r.Uint64())))
-	paras := 1 + words/120
+	paras := 1 + nWords/120
 	for i := 0; i < paras; i++ {
-		n := words / paras
+		n := nWords / paras
 		k := mentions / paras
 		if i < mentions%paras {
 			k++
 		}
 		dst = append(dst, "<p>"...)
-		start := r.IntN(corpusWords)
+		start := r.IntN(words.CorpusWords)
 		for j := 0; j <= k; j++ {
 			piece := n / (k + 1)
-			dst = w.corpus.appendWords(dst, start+j*piece, piece)
+			dst = w.corpus.AppendWords(dst, start+j*piece, piece)
 			if j < k {
 				dst = append(dst, ' ')
 				dst = append(dst, topic...)
@@ -214,7 +215,7 @@ func (w *Web) appendText(dst []byte, p page) []byte {
 			}
 		}
 		if p.latin1 && i == 0 {
-			for _, lw := range latinWords[:3+r.IntN(5)] {
+			for _, lw := range words.Latin[:3+r.IntN(5)] {
 				dst = append(dst, ' ')
 				dst = appendLatin1(dst, lw)
 			}

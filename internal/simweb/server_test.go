@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/freshcrawl/freshcrawl/internal/simweb/trap"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/words"
 )
 
 // serverTestNet is a web served over real HTTP by an httptest server, with
@@ -972,8 +973,8 @@ func TestServerCharset(t *testing.T) {
 				}
 				// Decoded as windows-1252 (Latin-1 for these letters), the
 				// page carries its accented words intact.
-				if text := decodeLatin1(body); !containsAny(text, latinWords) {
-					t.Errorf("%s: no accented word of %q in the decoded page", p, latinWords)
+				if text := decodeLatin1(body); !containsAny(text, words.Latin) {
+					t.Errorf("%s: no accented word of %q in the decoded page", p, words.Latin)
 				}
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
 	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/simweb/trap"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/words"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -120,7 +121,7 @@ type Web struct {
 	byName  map[string]int32
 	cum     []float64 // cumulative page attractiveness over global slots
 	siteCum []float64 // cumulative site attractiveness
-	corpus  corpus
+	corpus  words.Corpus
 	clock   Clock
 
 	cells []cell
@@ -153,7 +154,7 @@ func New(cfg Config, clock Clock) (*Web, error) {
 		clock:  clock,
 		byName: make(map[string]int32, cfg.Hosts),
 	}
-	w.corpus = newCorpus(cfg.Seed)
+	w.corpus = words.NewCorpus(cfg.Seed ^ tagCorpus)
 	w.buildSites()
 	w.buildWeights()
 	n := len(w.cum)
@@ -267,8 +268,8 @@ func makeClusters(r *splitmix.Stream, pages int32, robots bool) []cluster {
 		if int32(i) < extra {
 			end++
 		}
-		topic := drawTopic(r.Float64())
-		dir := topicWords[topic]
+		topic := words.DrawTopic(r.Float64())
+		dir := words.Topics[topic]
 		used[dir]++
 		if used[dir] > 1 {
 			dir += "-" + strconv.Itoa(used[dir])
