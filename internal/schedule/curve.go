@@ -98,10 +98,15 @@ func solve4(a [4][5]float64) [4]float64 {
 // false when x lies outside the table.
 func (t *cubicTable) at(x float64) (v, dv float64, ok bool) {
 	k, u := t.bin(x)
-	if k >= uint64(len(t.coef)) {
+	return lookup(t.coef, k, u)
+}
+
+// lookup evaluates bin k of coef at u, or reports that k is outside it.
+func lookup(coef [][8]float64, k uint64, u float64) (v, dv float64, ok bool) {
+	if k >= uint64(len(coef)) {
 		return 0, 0, false
 	}
-	v, dv = cubic(&t.coef[k], u)
+	v, dv = cubic(&coef[k], u)
 	return v, dv, true
 }
 
@@ -171,11 +176,7 @@ var tables = sync.OnceValue(func() *curveTables {
 // within 2^−46 of 1), which freshRest handles.
 func (t *freshTable) at(c float64) (v, dv float64, ok bool) {
 	k, u := t.bin(c)
-	if k >= uint64(len(t.coef)) {
-		return 0, 0, false
-	}
-	v, dv = cubic(&t.coef[k], u)
-	return v, dv, true
+	return lookup(t.coef, k, u)
 }
 
 // bin returns the bin of c and the position of c (or of d = 1 − c) in
