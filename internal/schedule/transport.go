@@ -112,11 +112,11 @@ func AssignCrawls(crawls []Crawl, slots []Slot, resolution float64) (slotOf []in
 	if err != nil {
 		return nil, 0, err
 	}
-	ent, err := groupCrawls(crawls, tl)
+	ent, err := groupCrawls(crawls, &tl)
 	if err != nil {
 		return nil, 0, err
 	}
-	ch, err := newChains(tl, ent, int64(len(crawls)))
+	ch, err := newChains(&tl, ent, int64(len(crawls)))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -136,11 +136,11 @@ type timeline struct {
 	perTime    []int64
 }
 
-func newTimeline(slots []Slot, resolution float64) (*timeline, error) {
-	tl := &timeline{resolution: resolution, times: make([]int64, 0, len(slots))}
+func newTimeline(slots []Slot, resolution float64) (timeline, error) {
+	tl := timeline{resolution: resolution, times: make([]int64, 0, len(slots))}
 	for _, s := range slots {
 		if math.IsNaN(s.Start) || math.IsInf(s.Start, 0) {
-			return nil, fmt.Errorf("%w: slot of crawler %d at %v", policy.ErrInput, s.Crawler, s.Start)
+			return tl, fmt.Errorf("%w: slot of crawler %d at %v", policy.ErrInput, s.Crawler, s.Start)
 		}
 		tl.times = append(tl.times, tl.tick(s.Start))
 	}
@@ -213,9 +213,9 @@ type chains struct {
 
 // newChains builds the network; big is the capacity of every arc, more
 // than any flow.
-func newChains(tl *timeline, ent entries, big int64) (*chains, error) {
+func newChains(tl *timeline, ent entries, big int64) (chains, error) {
 	times, np := tl.times, len(tl.times)
-	ch := &chains{tl: tl, g: NewNetwork(3*np + len(ent.list)), hasRelease: ent.hasRelease,
+	ch := chains{tl: tl, g: NewNetwork(3*np + len(ent.list)), hasRelease: ent.hasRelease,
 		intoA: make([]int, np), intoB: make([]int, np)}
 	g := ch.g
 	for p := 0; p+1 < np; p++ {
@@ -239,7 +239,7 @@ func newChains(tl *timeline, ent entries, big int64) (*chains, error) {
 		after, exact := slices.BinarySearch(times, e.t) // first slot time ≥ t
 		if e.release {
 			if after == np {
-				return nil, fmt.Errorf("%w: a release crawl at %gs has no slot after it", ErrInfeasible, float64(e.t)*tl.resolution)
+				return ch, fmt.Errorf("%w: a release crawl at %gs has no slot after it", ErrInfeasible, float64(e.t)*tl.resolution)
 			}
 			g.AddArc(v, np+after, big, times[after]-e.t)
 			continue
