@@ -130,7 +130,7 @@ type Web struct {
 	reqs  []atomic.Uint64 // requests per site: the index for transient faults
 	audit *Audit
 	date  atomic.Pointer[httpDate]
-	bomb  *trap.Bomb
+	bomb  trap.Bomb
 }
 
 // cell caches the live incarnation of a slot and a cursor into its events.
@@ -162,7 +162,7 @@ func New(cfg Config, clock Clock) (*Web, error) {
 	w.links = make([]atomic.Pointer[[]link], n)
 	w.reqs = make([]atomic.Uint64, len(w.sites))
 	w.audit = newAudit(w, cfg.Audit)
-	w.bomb = &trap.Bomb{Size: cfg.Faults.BombBytes}
+	w.bomb.Size = cfg.Faults.BombBytes
 	return w, nil
 }
 
