@@ -62,12 +62,11 @@ func (res *Result) Plot(w io.Writer, format string) error {
 	return err
 }
 
-// draw lays the figure out on dc: a title, the grid of panels (E[λ̂]/λ on
-// top, the median |log(λ̂/λ)| below, one column per visit schedule) and
-// the legend.
+// draw lays the figure out on dc.
 func (res *Result) draw(dc draw.Canvas) error {
 	cfg := res.Config
 	n := nearest(cfg.Ns, TableN)
+	idx := res.index()
 	var rows []row
 	for _, r := range res.rows() {
 		if r.name != AutoEarly && (r.name != Auto || r.lm) {
@@ -78,27 +77,71 @@ func (res *Result) draw(dc draw.Canvas) error {
 	if !slices.Contains(cfg.Processes, Poisson) && len(cfg.Processes) > 0 {
 		process = cfg.Processes[0].Name()
 	}
+
+	const titleH, legendW = 0.45 * vg.Inch, 2.2 * vg.Inch
 	plots := make([][]*plot.Plot, 2)
 	var legend []plot.Thumbnailer
-	idx := res.index()
 	for i := range plots {
 		plots[i] = make([]*plot.Plot, len(cfg.Schedules))
 		for j, s := range cfg.Schedules {
-			p, thumbs, err := res.panel(idx, rows, i == 0, process, s, n)
-			if err != nil {
-				return err
+			p := newPanel(cfg.Rs)
+			if i == 0 {
+				p.Title.Text = s.String() + " visits"
+				p.Y.Label.Text = "E[λ̂]/λ"
+				p.Y.Scale = plot.LogScale{}
+				p.Y.Tick.Marker = ratioTicks()
+				p.Add(refLine(cfg.Rs, 1))
+			} else {
+				p.Y.Label.Text = "median |log(λ̂/λ)|"
+				p.Add(refLine(cfg.Rs, math.Ln2)) // a factor of 2
 			}
-			if i == 0 && j == 0 {
-				legend = thumbs
+			lo, hi := ratioMin, ratioMax
+			if i == 1 {
+				lo, hi = 0, medLogMax
 			}
+			for k, e := range rows {
+				pts := make(plotter.XYs, 0, len(cfg.Rs))
+				for _, r := range cfg.Rs {
+					c := idx[key{process, s.String(), e.lm, e.name, r, n}]
+					if c == nil {
+						continue
+					}
+					y := float64(c.MedLog)
+					if i == 0 {
+						y = 1 + float64(c.Bias)
+					}
+					pts = append(pts, plotter.XY{X: r, Y: plottable(y, lo, hi)})
+				}
+				line, scatter, err := plotter.NewLinePoints(pts)
+				if err != nil {
+					return fmt.Errorf("plot %s: %w", e.label(), err)
+				}
+				col := palette[k%len(palette)]
+				line.Color = col
+				line.Width = vg.Points(1.6)
+				if e.lm {
+					line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+				}
+				scatter.Color = col
+				scatter.Shape = glyphs[k%len(glyphs)]
+				scatter.Radius = vg.Points(3)
+				p.Add(line, scatter)
+				if i == 0 && j == 0 {
+					legend = append(legend, line, scatter)
+				}
+			}
+			// Add widens the axes to the data; the clipped points lie
+			// beyond the range, so the range is set last.
+			p.Y.Min, p.Y.Max = lo, hi
+			p.X.Min, p.X.Max = cfg.Rs[0]*0.9, cfg.Rs[len(cfg.Rs)-1]*1.1
 			plots[i][j] = p
 		}
 	}
 
-	const titleH, legendW = 0.45 * vg.Inch, 2.2 * vg.Inch
 	title := fmt.Sprintf("%s changes, n = %d visits, %d pages a point; * reads Last-Modified", process, n, cfg.Trials)
 	sty := text.Style{Font: font.From(plot.DefaultFont, 15), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter}
 	dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X - legendW) / 2, Y: dc.Max.Y - titleH*0.7}, title)
+
 	grid := draw.Crop(dc, 0, -legendW, 0, -titleH)
 	tiles := draw.Tiles{Rows: 2, Cols: len(cfg.Schedules), PadX: vg.Points(14), PadY: vg.Points(10),
 		PadLeft: vg.Points(6), PadRight: vg.Points(6), PadBottom: vg.Points(6)}
@@ -108,81 +151,22 @@ func (res *Result) draw(dc draw.Canvas) error {
 			p.Draw(canvases[i][j])
 		}
 	}
-	drawLegend(draw.Crop(dc, dc.Max.X-dc.Min.X-legendW+vg.Points(10), 0, 0, -titleH-vg.Points(10)), rows, legend)
-	return nil
-}
 
-// panel draws one schedule's panel: E[λ̂]/λ on a log axis (top) or the
-// median |log(λ̂/λ)| (bottom) against r, a line per estimator row at n
-// visits. It returns the rows' line and points, in pairs, for the legend.
-func (res *Result) panel(idx map[key]*Cell, rows []row, top bool, process string, s Schedule, n int) (*plot.Plot, []plot.Thumbnailer, error) {
-	rs := res.Config.Rs
-	p := newPanel(rs)
-	lo, hi := 0.0, medLogMax
-	if top {
-		lo, hi = ratioMin, ratioMax
-		p.Title.Text = s.String() + " visits"
-		p.Y.Label.Text = "E[λ̂]/λ"
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = ratioTicks()
-		p.Add(refLine(rs, 1))
-	} else {
-		p.Y.Label.Text = "median |log(λ̂/λ)|"
-		p.Add(refLine(rs, math.Ln2)) // a factor of 2
-	}
-	var thumbs []plot.Thumbnailer
-	for k, e := range rows {
-		pts := make(plotter.XYs, 0, len(rs))
-		for _, r := range rs {
-			c := idx[key{process, s.String(), e.lm, e.name, r, n}]
-			if c == nil {
-				continue
-			}
-			y := float64(c.MedLog)
-			if top {
-				y = 1 + float64(c.Bias)
-			}
-			pts = append(pts, plotter.XY{X: r, Y: plottable(y, lo, hi)})
-		}
-		line, scatter, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("plot %s: %w", e.label(), err)
-		}
-		col := palette[k%len(palette)]
-		line.Color = col
-		line.Width = vg.Points(1.6)
-		if e.lm {
-			line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-		}
-		scatter.Color = col
-		scatter.Shape = glyphs[k%len(glyphs)]
-		scatter.Radius = vg.Points(3)
-		p.Add(line, scatter)
-		thumbs = append(thumbs, line, scatter)
-	}
-	// Add widens the axes to the data; the clipped points lie beyond the
-	// range, so the range is set last.
-	p.Y.Min, p.Y.Max = lo, hi
-	p.X.Min, p.X.Max = rs[0]*0.9, rs[len(rs)-1]*1.1
-	return p, thumbs, nil
-}
-
-// drawLegend draws the rows' legend, from their line and points in pairs,
-// and the note on the line styles, on c.
-func drawLegend(c draw.Canvas, rows []row, thumbs []plot.Thumbnailer) {
 	leg := plot.NewLegend()
 	leg.Top, leg.Left = true, true
 	leg.TextStyle.Font.Size = vg.Points(13)
 	leg.ThumbnailWidth = vg.Points(30)
 	leg.Padding = vg.Points(6)
 	for k, e := range rows {
-		leg.Add(e.label(), thumbs[2*k], thumbs[2*k+1])
+		leg.Add(e.label(), legend[2*k], legend[2*k+1])
 	}
-	leg.Draw(c)
+	legCanvas := draw.Crop(dc, dc.Max.X-dc.Min.X-legendW+vg.Points(10), 0, 0, -titleH-vg.Points(10))
+	leg.Draw(legCanvas)
 	note := "dashed: Last-Modified\ngrey: E = λ (top),\na factor of 2 (bottom)"
 	small := text.Style{Font: font.From(plot.DefaultFont, 11), Handler: plot.DefaultTextHandler}
 	small.Color = color.Gray{0x50}
-	c.FillText(small, vg.Point{X: c.Min.X, Y: c.Min.Y + 1.2*vg.Inch}, note)
+	legCanvas.FillText(small, vg.Point{X: legCanvas.Min.X, Y: legCanvas.Min.Y + 1.2*vg.Inch}, note)
+	return nil
 }
 
 // newPanel returns a panel with r on a log x axis ticked at the grid.
