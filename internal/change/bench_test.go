@@ -114,3 +114,30 @@ func BenchmarkUpdateRow(b *testing.B) {
 		buf, _ = t.AppendBinary(buf[:0])
 	}
 }
+
+// BenchmarkUnmarshal is the decoding half of BenchmarkUpdateRow alone:
+// a stored row with Last-Modified and seven bins, and one with decay,
+// whose weights are not whole numbers.
+func BenchmarkUnmarshal(b *testing.B) {
+	obs := updateObservations(1024)
+	for _, decay := range []float64{0, 30 * day} {
+		b.Run(fmt.Sprintf("decay=%v", decay > 0), func(b *testing.B) {
+			s := Stats{Decay: decay}
+			at := 0.0
+			for _, o := range obs {
+				at += o.Interval
+				s.Add(o, at)
+			}
+			PriorMLE{}.Estimate(&s)
+			row, _ := s.MarshalBinary()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(row)))
+			for b.Loop() {
+				var t Stats
+				if err := t.UnmarshalBinary(row); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

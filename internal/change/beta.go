@@ -38,46 +38,46 @@ func regIncBetaNorm(a, b, x, lnorm float64) float64 {
 // betaCF evaluates the continued fraction for I_x(a, b) (Numerical Recipes
 // eq. 6.4.5) by the modified Lentz method.
 func betaCF(a, b, x float64) float64 {
-	const tiny = 1e-300
 	const eps = 1e-14
 	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
+	if math.Abs(d) < lentzTiny {
+		d = lentzTiny
 	}
 	d = 1 / d
 	h := d
 	for m := 1; m <= 500; m++ {
 		fm := float64(m)
 		// Even step: d_{2m} = m(b−m)x / ((a+2m−1)(a+2m)).
-		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
+		var del float64
+		c, d, del = lentzStep(c, d, fm*(b-fm)*x/((a+2*fm-1)*(a+2*fm)))
+		h *= del
 		// Odd step: d_{2m+1} = −(a+m)(a+b+m)x / ((a+2m)(a+2m+1)).
-		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
+		c, d, del = lentzStep(c, d, -(a+fm)*(a+b+fm)*x/((a+2*fm)*(a+2*fm+1)))
 		h *= del
 		if math.Abs(del-1) < eps {
 			break
 		}
 	}
 	return h
+}
+
+// lentzTiny stands in for a zero denominator in the Lentz recurrences.
+const lentzTiny = 1e-300
+
+// lentzStep advances the modified Lentz recurrences C and D (Numerical
+// Recipes §5.2) by a term of numerator num and denominator 1, and returns
+// them with the factor C·D that the term multiplies the fraction by.
+func lentzStep(c, d, num float64) (c2, d2, del float64) {
+	d = 1 + num*d
+	if math.Abs(d) < lentzTiny {
+		d = lentzTiny
+	}
+	c = 1 + num/c
+	if math.Abs(c) < lentzTiny {
+		c = lentzTiny
+	}
+	d = 1 / d
+	return c, d, d * c
 }
 
 // invRegIncBeta returns the x in [0, 1] with I_x(a, b) = p: the p-quantile of

@@ -205,14 +205,16 @@ func (s *Stats) UnmarshalBinary(data []byte) error {
 }
 
 // decode fills the empty s from data and returns what was wrong, if
-// anything.
+// anything. It reads the parts in encoding order (the header, the scalar
+// fields, the counts, the bins); the format's invariants it checks are
+// named by validMasks, validField and partsFit.
 func (s *Stats) decode(data []byte) string {
 	d := statsDecoder{b: data}
 	if d.byte() != statsVersion {
 		return "unknown version"
 	}
 	mask, intMask := d.uvarint(), d.uvarint()
-	if mask >= 1<<numFields || intMask&^mask != 0 || intMask >= 1<<(fHint+1) {
+	if !validMasks(mask, intMask) {
 		return "bad field mask"
 	}
 	var f [fHint + 1]float64
@@ -220,19 +222,13 @@ func (s *Stats) decode(data []byte) string {
 		if mask&(1<<i) == 0 {
 			continue
 		}
-		f[i] = d.float(intMask&(1<<i) != 0)
-		// Every float field is a finite non-negative number except the
-		// clock, which may be any finite time; a present field is nonzero.
-		if math.IsNaN(f[i]) || math.IsInf(f[i], 0) || f[i] == 0 || (i != fLast && f[i] < 0) {
+		if f[i] = d.float(intMask&(1<<i) != 0); !validField(i, f[i]) {
 			d.fail("bad value")
 		}
 	}
 	s.Decay, s.last, s.n, s.x, s.sumI, s.sumU, s.minC = f[fDecay], f[fLast], f[fN], f[fX], f[fSumI], f[fSumU], f[fMinC]
 	s.lmN, s.lmX, s.lmT, s.hint = f[fLMN], f[fLMX], f[fLMT], f[fHint]
-	// Parts never exceed their wholes (to rounding): X ≤ n, Σt_u ≤ ΣI and,
-	// in Fig. 6.11's accumulators, X ≤ N.
-	const slack = 1 + 1e-9
-	if s.x > s.n*slack || s.sumU > s.sumI*slack || s.lmX > s.lmN*slack {
+	if !s.partsFit() {
 		d.fail("a part exceeds its whole")
 	}
 	for _, c := range [2]struct {
@@ -280,4 +276,24 @@ func (s *Stats) decode(data []byte) string {
 		return "bins without a changed interval"
 	}
 	return ""
+}
+
+// validMasks reports whether the field masks name only known fields, and
+// whole numbers only among the present floats.
+func validMasks(mask, intMask uint64) bool {
+	return mask < 1<<numFields && intMask&^mask == 0 && intMask < 1<<(fHint+1)
+}
+
+// validField reports whether v can be the present float field i: every
+// float field is a finite non-negative number except the clock, which may
+// be any finite time, and a present field is nonzero.
+func validField(i int, v float64) bool {
+	return !math.IsNaN(v) && !math.IsInf(v, 0) && v != 0 && (i == fLast || v >= 0)
+}
+
+// partsFit reports whether s's parts are within their wholes (to
+// rounding): X ≤ n, Σt_u ≤ ΣI and, in Fig. 6.11's accumulators, X ≤ N.
+func (s *Stats) partsFit() bool {
+	const slack = 1 + 1e-9
+	return !(s.x > s.n*slack || s.sumU > s.sumI*slack || s.lmX > s.lmN*slack)
 }

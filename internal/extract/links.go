@@ -226,53 +226,22 @@ func (x *extractor) tagName() []byte {
 func (x *extractor) startTag(name []byte) (raw bool) {
 	switch string(name) {
 	case "a":
-		// An <a> start tag closes an open one. SVG links use xlink:href.
-		x.closeAnchor()
-		href, rel, xhref := x.attrs("href", "rel", "xlink:href")
-		if !href.ok {
-			href = xhref
-		}
-		if href.ok && x.addLink(href.val, KindA, hasToken(rel.val, "nofollow")) {
-			x.open, x.space = len(x.links)-1, false
-		}
+		x.anchor()
 	case "area":
-		href, rel, alt := x.attrs("href", "rel", "alt")
-		if href.ok && x.addLink(href.val, KindArea, hasToken(rel.val, "nofollow")) {
-			x.setAnchor(alt.val)
-		}
+		x.area()
 	case "frame":
-		if src, _, _ := x.attrs("src", "", ""); src.ok {
-			x.addLink(src.val, KindFrame, false)
-		}
+		x.frame(KindFrame)
 	case "iframe":
-		if src, _, _ := x.attrs("src", "", ""); src.ok {
-			x.addLink(src.val, KindIFrame, false)
-		}
+		x.frame(KindIFrame)
 		return true
 	case "link":
-		href, rel, _ := x.attrs("href", "rel", "")
-		if href.ok && hasToken(rel.val, "canonical") {
-			x.addLink(href.val, KindCanonical, hasToken(rel.val, "nofollow"))
-		}
+		x.link()
 	case "base":
-		if href, _, _ := x.attrs("href", "", ""); href.ok && !x.baseSeen {
-			// The first base element with an href sets the document's
-			// base URL (HTML §4.2.3), wherever it is.
-			x.baseSeen, x.base = true, string(href.val)
-		}
+		x.baseTag()
 	case "meta":
-		name, content, _ := x.attrs("name", "content", "")
-		if name.ok && (strings.EqualFold(string(name.val), "robots") || strings.EqualFold(string(name.val), x.opts.Agent)) {
-			x.robotsDirectives(content.val)
-		}
+		x.meta()
 	case "img":
-		if x.open >= 0 {
-			if _, _, alt := x.attrs("", "", "alt"); alt.ok {
-				x.space = true // the image is a word of its own
-				x.appendText(alt.val)
-				x.space = true
-			}
-		}
+		x.img()
 	case "li", "tr", "td", "th":
 		x.closeAnchor() // see endTag
 	case "noscript", "noframes":
@@ -284,6 +253,71 @@ func (x *extractor) startTag(name []byte) (raw bool) {
 		return true
 	}
 	return false
+}
+
+// anchor handles <a>: it closes an open one and opens a link whose text
+// follows. SVG links use xlink:href.
+func (x *extractor) anchor() {
+	x.closeAnchor()
+	href, rel, xhref := x.attrs("href", "rel", "xlink:href")
+	if !href.ok {
+		href = xhref
+	}
+	if href.ok && x.addLink(href.val, KindA, hasToken(rel.val, "nofollow")) {
+		x.open, x.space = len(x.links)-1, false
+	}
+}
+
+// area handles <area>, a link whose text is its alt attribute.
+func (x *extractor) area() {
+	href, rel, alt := x.attrs("href", "rel", "alt")
+	if href.ok && x.addLink(href.val, KindArea, hasToken(rel.val, "nofollow")) {
+		x.setAnchor(alt.val)
+	}
+}
+
+// frame handles <frame> and <iframe>, links by their src.
+func (x *extractor) frame(kind Kind) {
+	if src, _, _ := x.attrs("src", "", ""); src.ok {
+		x.addLink(src.val, kind, false)
+	}
+}
+
+// link handles <link>, of which only rel=canonical is a link to follow.
+func (x *extractor) link() {
+	href, rel, _ := x.attrs("href", "rel", "")
+	if href.ok && hasToken(rel.val, "canonical") {
+		x.addLink(href.val, KindCanonical, hasToken(rel.val, "nofollow"))
+	}
+}
+
+// baseTag handles <base>: the first base element with an href sets the
+// document's base URL (HTML §4.2.3), wherever it is.
+func (x *extractor) baseTag() {
+	if href, _, _ := x.attrs("href", "", ""); href.ok && !x.baseSeen {
+		x.baseSeen, x.base = true, string(href.val)
+	}
+}
+
+// meta handles <meta>, whose robots directives (for every robot or for
+// ours by name) apply to the page.
+func (x *extractor) meta() {
+	name, content, _ := x.attrs("name", "content", "")
+	if name.ok && (strings.EqualFold(string(name.val), "robots") || strings.EqualFold(string(name.val), x.opts.Agent)) {
+		x.robotsDirectives(content.val)
+	}
+}
+
+// img handles <img>: inside a link, its alt text is a word of the anchor.
+func (x *extractor) img() {
+	if x.open < 0 {
+		return
+	}
+	if _, _, alt := x.attrs("", "", "alt"); alt.ok {
+		x.space = true // the image is a word of its own
+		x.appendText(alt.val)
+		x.space = true
+	}
 }
 
 type attr struct {

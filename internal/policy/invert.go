@@ -6,11 +6,6 @@ import "math"
 // the inverses of g(r) = 1 − (1 + r)e^{−r} (freshness) and of
 // h(r) = r²/2 − g(r) (age), where r = λ/f.
 
-// gFresh is g(r) = 1 − (1 + r)e^{−r}, the scaled marginal freshness of a
-// visit: ∂F̄/∂f = g(λ/f)/λ (proof of Theorem 5.5; spec §4.4). It rises from 0
-// to 1.
-func gFresh(r float64) float64 { return -r*math.Expm1(-r) - em2(r) }
-
 // hAge is h(r) = r²/2 − 1 + (1 + r)e^{−r}, the scaled marginal age of a
 // visit: ∂Ā/∂f = −h(λ/f)/λ² (spec §4.4, derived from the printed ∂Ā/∂f). It
 // rises from 0 to ∞ and is convex. Below r = 0.1 it is summed from its
@@ -109,27 +104,6 @@ func invG(c float64) float64 {
 		return invRMinusLog1p(-math.Log(1 - c)) // 1 − c is exact here
 	}
 	return invRMinusLog1p(-math.Log1p(-c))
-}
-
-// invGBisect is invG by plain bisection on g, the reference the closed form
-// is tested against.
-func invGBisect(c float64) float64 {
-	lo, hi := 0.0, 1.0
-	for gFresh(hi) < c {
-		hi *= 2
-	}
-	for range 200 {
-		mid := (lo + hi) / 2
-		if mid == lo || mid == hi {
-			break
-		}
-		if gFresh(mid) < c {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
 }
 
 // invH is the inverse of h on [0, ∞): the r with h(r) = y, by Halley's

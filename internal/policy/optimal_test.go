@@ -8,6 +8,32 @@ import (
 	"testing"
 )
 
+// gFresh is g(r) = 1 − (1 + r)e^{−r}, the scaled marginal freshness of a
+// visit: ∂F̄/∂f = g(λ/f)/λ (proof of Theorem 5.5; spec §4.4). It rises from 0
+// to 1.
+func gFresh(r float64) float64 { return -r*math.Expm1(-r) - em2(r) }
+
+// invGBisect is invG by plain bisection on g, the brute-force reference
+// the closed form is tested against.
+func invGBisect(c float64) float64 {
+	lo, hi := 0.0, 1.0
+	for gFresh(hi) < c {
+		hi *= 2
+	}
+	for range 200 {
+		mid := (lo + hi) / 2
+		if mid == lo || mid == hi {
+			break
+		}
+		if gFresh(mid) < c {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
 // TestLambertWm1 checks the W₋₁ behind invG against published values of
 // the lower branch (to 1e-14) and against its definition w·e^w = x.
 func TestLambertWm1(t *testing.T) {

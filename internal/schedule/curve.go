@@ -95,19 +95,38 @@ func solve4(a [4][5]float64) [4]float64 {
 }
 
 // at returns the tabulated value at x and its derivative in ln x; ok is
-// false when x lies outside the table. It is small enough to be inlined
-// into the passes over the pages.
+// false when x lies outside the table.
 func (t *cubicTable) at(x float64) (v, dv float64, ok bool) {
-	b := math.Float64bits(x)
-	k := b>>binShift - t.first
-	if k >= uint64(len(t.coef)) {
+	k, u := t.bin(x)
+	return lookup(t.coef, k, u)
+}
+
+// lookup evaluates bin k of coef at u, or reports that k is outside it.
+func lookup(coef [][8]float64, k uint64, u float64) (v, dv float64, ok bool) {
+	if k >= uint64(len(coef)) {
 		return 0, 0, false
 	}
-	u := float64(int64(b&(1<<binShift-1))) * (1.0 / (1 << binShift))
-	c := &t.coef[k]
-	v = c[0] + u*(c[1]+u*(c[2]+u*c[3]))
-	dv = c[4] + u*(c[5]+u*(c[6]+u*c[7]))
+	v, dv = cubic(&coef[k], u)
 	return v, dv, true
+}
+
+// bin returns the bin of x, found from the float's bits, and the position
+// u ∈ [0, 1) of x in it; the bin is len(coef) or more when x lies outside
+// the table. It is small enough to be inlined into the passes over the
+// pages, as cubic is.
+func (t *cubicTable) bin(x float64) (k uint64, u float64) {
+	b := math.Float64bits(x)
+	return b>>binShift - t.first, binOffset(b)
+}
+
+// binOffset is the position u ∈ [0, 1) in its bin of the float whose bits
+// are b: the mantissa bits below the bin's.
+func binOffset(b uint64) float64 { return float64(int64(b&(1<<binShift-1))) * (1.0 / (1 << binShift)) }
+
+// cubic evaluates a bin's pair of cubics at u: the value and its
+// derivative.
+func cubic(c *[8]float64, u float64) (v, dv float64) {
+	return c[0] + u*(c[1]+u*(c[2]+u*c[3])), c[4] + u*(c[5]+u*(c[6]+u*c[7]))
 }
 
 // curveTables are the fitted curves, built on first use (about 20 ms).
@@ -154,28 +173,26 @@ var tables = sync.OnceValue(func() *curveTables {
 })
 
 // at returns φ(c) and dφ/d ln c; ok is false for c below the table (or
-// within 2^−46 of 1), which freshRest handles. freshRange has a copy
-// written out (the compiler does not inline at, and the call costs a
-// quarter of a pass).
+// within 2^−46 of 1), which freshRest handles.
 func (t *freshTable) at(c float64) (v, dv float64, ok bool) {
-	bc := math.Float64bits(c)
-	k, u := bc>>binShift-t.cFirst, bc&(1<<binShift-1)
+	k, u := t.bin(c)
+	return lookup(t.coef, k, u)
+}
+
+// bin returns the bin of c and the position of c (or of d = 1 − c) in
+// it, as cubicTable.bin does; small enough to be inlined.
+func (t *freshTable) bin(c float64) (k uint64, u float64) {
+	b := math.Float64bits(c)
+	k = b>>binShift - t.cFirst
 	if c >= 0.5 {
 		// A d below the table maps past the zero bin, out of range.
-		bd := math.Float64bits(1 - c)
-		k, u = t.nc+min(bd>>binShift-t.dFirst, t.nd+1), bd&(1<<binShift-1)
+		b = math.Float64bits(1 - c)
+		k = t.nc + min(b>>binShift-t.dFirst, t.nd+1)
 	}
 	if c >= 1 {
 		k = t.zero
 	}
-	if k >= uint64(len(t.coef)) {
-		return 0, 0, false
-	}
-	x := float64(int64(u)) * (1.0 / (1 << binShift))
-	cf := &t.coef[k]
-	v = cf[0] + x*(cf[1]+x*(cf[2]+x*cf[3]))
-	dv = cf[4] + x*(cf[5]+x*(cf[6]+x*cf[7]))
-	return v, dv, true
+	return k, binOffset(b)
 }
 
 // rOfQ solves r − ln(1 + r) = q for q ≥ ln 2 (r ≥ 1.6) by Newton's method

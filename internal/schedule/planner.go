@@ -347,15 +347,7 @@ func (p *Planner) solve() {
 		p.x = 0
 		return
 	}
-	load := func(x float64) float64 {
-		s := 0.0
-		for _, c := range bc {
-			s += c.count / bound(p.freq(c.rate, c.weight, x), p.cfg.MinInterval, p.cfg.MaxInterval)
-		}
-		return s
-	}
-	B := p.budget
-	if load(0) >= B { // the probes alone spend it: every page at MaxInterval
+	if p.load(0) >= p.budget { // the probes alone spend it: every page at MaxInterval
 		p.x = math.SmallestNonzeroFloat64
 		return
 	}
@@ -363,29 +355,55 @@ func (p *Planner) solve() {
 	if !(x > 0) || x == math.SmallestNonzeroFloat64 {
 		x = p.start()
 	}
-	lo, hi := x, x
-	flo, fhi := load(lo)-B, 0.0
+	lo, hi, flo, fhi := p.bracket(x)
+	if fhi < 0 { // the budget exceeds every page at MinInterval
+		p.x = hi
+		return
+	}
+	p.x = p.illinois(lo, hi, flo, fhi)
+}
+
+// load is Σ count/interval over the histogram at parameter x: the visits
+// per second the pages would ask for.
+func (p *Planner) load(x float64) float64 {
+	s := 0.0
+	for _, c := range p.scratch {
+		s += c.count / bound(p.freq(c.rate, c.weight, x), p.cfg.MinInterval, p.cfg.MaxInterval)
+	}
+	return s
+}
+
+// bracket grows [lo, hi] from x by factors of 4 until the load minus the
+// budget changes sign across it, and returns it with that excess load at
+// both ends. fhi < 0 says no x is enough.
+func (p *Planner) bracket(x float64) (lo, hi, flo, fhi float64) {
+	B := p.budget
+	lo, hi = x, x
+	flo, fhi = p.load(lo)-B, 0.0
 	if flo > 0 {
 		hi, fhi = lo, flo
 		for range 200 {
 			lo /= 4
-			if flo = load(lo) - B; flo <= 0 {
+			if flo = p.load(lo) - B; flo <= 0 {
 				break
 			}
 		}
-	} else {
-		for range 200 {
-			hi *= 4
-			if fhi = load(hi) - B; fhi >= 0 {
-				break
-			}
-		}
-		if fhi < 0 { // the budget exceeds every page at MinInterval
-			p.x = hi
-			return
+		return lo, hi, flo, fhi
+	}
+	for range 200 {
+		hi *= 4
+		if fhi = p.load(hi) - B; fhi >= 0 {
+			break
 		}
 	}
-	// Illinois regula falsi on ln x.
+	return lo, hi, flo, fhi
+}
+
+// illinois narrows the bracket [lo, hi], with excess loads flo ≤ 0 ≤ fhi,
+// by Illinois regula falsi on ln x until the load is within 1e-5 of the
+// budget, and returns the end nearer to it.
+func (p *Planner) illinois(lo, hi, flo, fhi float64) float64 {
+	B := p.budget
 	a, b := math.Log(lo), math.Log(hi)
 	fa, fb := flo, fhi
 	side := 0
@@ -397,7 +415,7 @@ func (p *Planner) solve() {
 		if !(c > a && c < b) {
 			c = (a + b) / 2
 		}
-		fc := load(math.Exp(c)) - B
+		fc := p.load(math.Exp(c)) - B
 		if fc > 0 {
 			b, fb = c, fc
 			if side == 1 {
@@ -413,10 +431,9 @@ func (p *Planner) solve() {
 		}
 	}
 	if math.Abs(fa) <= math.Abs(fb) {
-		p.x = math.Exp(a)
-	} else {
-		p.x = math.Exp(b)
+		return math.Exp(a)
 	}
+	return math.Exp(b)
 }
 
 // start is a first guess of x: the uniform frequency, scaled to the rule.

@@ -259,13 +259,7 @@ func TestPlannerBinsRoundTrip(t *testing.T) {
 func BenchmarkPlannerVisit(b *testing.B) {
 	for _, rule := range []Rule{Freshness, Age, Proportional} {
 		b.Run(rule.String(), func(b *testing.B) {
-			pages := plannerPages(1_000_000, false, 1)
-			sum := 0.0
-			for _, pg := range pages {
-				sum += pg.Rate
-			}
-			p := fill(b, PlannerConfig{Rule: rule}, pages, sum/3)
-			p.Interval(1e-5, 1)
+			p, pages, _ := benchPlanner(b, rule)
 			rng := rand.New(rand.NewPCG(2, 2))
 			solves := p.Solves()
 			b.ResetTimer()
@@ -277,6 +271,37 @@ func BenchmarkPlannerVisit(b *testing.B) {
 				p.Interval(pages[i].Rate, 1)
 			}
 			b.ReportMetric(float64(p.Solves()-solves)/float64(b.N)*1e6, "solves/1e6visits")
+		})
+	}
+}
+
+// benchPlanner returns a planner of a 10^6-page collection, solved at a
+// budget of a third of its total change rate, with the pages and the
+// total.
+func benchPlanner(b *testing.B, rule Rule) (p *Planner, pages []policy.Page, sum float64) {
+	pages = plannerPages(1_000_000, false, 1)
+	for _, pg := range pages {
+		sum += pg.Rate
+	}
+	p = fill(b, PlannerConfig{Rule: rule}, pages, sum/3)
+	p.Interval(1e-5, 1)
+	return p, pages, sum
+}
+
+// BenchmarkPlannerSolve is one re-solve of the parameter over the
+// histogram of a 10^6-page collection, as a change of budget triggers it.
+func BenchmarkPlannerSolve(b *testing.B) {
+	for _, rule := range []Rule{Freshness, Age, Proportional} {
+		b.Run(rule.String(), func(b *testing.B) {
+			p, _, sum := benchPlanner(b, rule)
+			solves := p.Solves()
+			for i := 0; b.Loop(); i++ {
+				p.SetBudget(sum / 3 * (1 + 0.01*float64((i+1)&1)))
+				p.Interval(1e-5, 1)
+			}
+			if p.Solves()-solves != b.N {
+				b.Fatalf("%d solves in %d iterations", p.Solves()-solves, b.N)
+			}
 		})
 	}
 }

@@ -46,28 +46,64 @@ type Timetable struct {
 // later, never before Start or NotBefore, so they may run past the window
 // when a host has more ideal visits than its capacity allows; a host of
 // capacity 0 gets no visits. It takes O(V log V) time for V visits.
+//
+// The steps: each page's phase and number of visits (layout), the ideal
+// visits gathered by host, each host's sorted by time (byHost), each host's
+// visits spread to its capacity (spreadHosts), and all of them sorted by
+// time and page.
 func (t Timetable) Plan(freq []float64) ([]Visit, error) {
-	n := len(freq)
-	if err := t.Hosts.check(n); err != nil {
+	if err := t.check(len(freq)); err != nil {
 		return nil, err
 	}
+	phase, count, start, err := t.layout(freq)
+	if err != nil {
+		return nil, err
+	}
+	visits, tmp := t.byHost(freq, phase, count, start)
+	t.spreadHosts(visits, start)
+	sortByTime(visits, tmp)
+	// Equal times from different hosts are in host order: put them in
+	// page order. Such runs are short.
+	for lo := 0; lo < len(visits); {
+		hi := lo + 1
+		for hi < len(visits) && visits[hi].Time == visits[lo].Time {
+			hi++
+		}
+		if hi-lo > 1 {
+			slices.SortFunc(visits[lo:hi], compareVisits)
+		}
+		lo = hi
+	}
+	return visits, nil
+}
+
+// check reports what is wrong with t for n pages.
+func (t Timetable) check(n int) error {
+	if err := t.Hosts.check(n); err != nil {
+		return err
+	}
 	if !(t.Horizon >= 0) || math.IsInf(t.Horizon, 1) || math.IsNaN(t.Start) || math.IsInf(t.Start, 0) {
-		return nil, fmt.Errorf("%w: window [%v, %v + %v)", policy.ErrInput, t.Start, t.Start, t.Horizon)
+		return fmt.Errorf("%w: window [%v, %v + %v)", policy.ErrInput, t.Start, t.Start, t.Horizon)
 	}
 	if t.Phase != nil && len(t.Phase) != n || t.NotBefore != nil && len(t.NotBefore) != len(t.Hosts.Capacity) {
-		return nil, fmt.Errorf("%w: %d phases, %d host bounds for %d pages, %d hosts",
+		return fmt.Errorf("%w: %d phases, %d host bounds for %d pages, %d hosts",
 			policy.ErrInput, len(t.Phase), len(t.NotBefore), n, len(t.Hosts.Capacity))
 	}
+	return nil
+}
+
+// layout returns each page's phase and number of visits in the window,
+// and where each host's visits start in a list of them grouped by host:
+// host g's are [start[g], start[g+1]), the pages on no host last.
+func (t Timetable) layout(freq []float64) (phase []float64, count, start []int, err error) {
 	nh := len(t.Hosts.Capacity)
-	// First the pages' phases and visit counts, then the visits gathered
-	// by host (a counting sort), each host's sorted by time.
-	phase := make([]float64, n)
-	count := make([]int, n)
-	start := make([]int, nh+2) // host g's visits are [start[g], start[g+1])
-	rank := make([]int, nh+1)  // pages seen so far per host, for the stagger
+	phase = make([]float64, len(freq))
+	count = make([]int, len(freq))
+	start = make([]int, nh+2)
+	rank := make([]int, nh+1) // pages seen so far per host, for the stagger
 	for i, f := range freq {
 		if !(f >= 0) || math.IsInf(f, 1) {
-			return nil, fmt.Errorf("%w: page %d has frequency %v", policy.ErrInput, i, f)
+			return nil, nil, nil, fmt.Errorf("%w: page %d has frequency %v", policy.ErrInput, i, f)
 		}
 		g := t.Hosts.group(i, nh)
 		if f == 0 || g < nh && t.Hosts.Capacity[g] == 0 {
@@ -79,7 +115,7 @@ func (t Timetable) Plan(freq []float64) ([]Visit, error) {
 		if t.Phase != nil {
 			phase[i] = t.Phase[i]
 			if !(phase[i] >= 0 && phase[i] < 1) {
-				return nil, fmt.Errorf("%w: page %d has phase %v", policy.ErrInput, i, phase[i])
+				return nil, nil, nil, fmt.Errorf("%w: page %d has phase %v", policy.ErrInput, i, phase[i])
 			}
 		}
 		// The k ≥ 0 with (phase + k)/f < Horizon.
@@ -89,26 +125,38 @@ func (t Timetable) Plan(freq []float64) ([]Visit, error) {
 	for g := range nh + 1 {
 		start[g+1] += start[g]
 	}
-	// Generated in page order, sorted by time and then (stably) by host,
-	// each host's visits come out in order of time, then page.
-	visits := make([]Visit, 0, start[nh+1])
+	return phase, count, start, nil
+}
+
+// byHost returns the pages' ideal visits grouped by host as layout's start
+// says, each host's in order of time, then page, and a scratch slice as
+// long. Generated in page order, sorted by time and then (stably, by a
+// counting sort) by host, each host's visits come out in that order.
+func (t Timetable) byHost(freq, phase []float64, count, start []int) (visits, tmp []Visit) {
+	nh := len(t.Hosts.Capacity)
+	visits = make([]Visit, 0, start[nh+1])
 	for i, f := range freq {
 		for j := range count[i] {
 			visits = append(visits, Visit{Time: t.Start + (phase[i]+float64(j))/f, Page: int32(i)})
 		}
 	}
-	tmp := make([]Visit, len(visits))
+	tmp = make([]Visit, len(visits))
 	sortByTime(visits, tmp)
-	byHost := tmp
 	next := slices.Clone(start[:nh+1])
 	for _, v := range visits {
 		g := t.Hosts.group(int(v.Page), nh)
-		byHost[next[g]] = v
+		tmp[next[g]] = v
 		next[g]++
 	}
-	visits, tmp = byHost, visits
+	return tmp, visits
+}
+
+// spreadHosts moves each host's visits (grouped as start says) as little
+// as possible so that they are at least the host's delay apart and not
+// before Start or the host's NotBefore.
+func (t Timetable) spreadHosts(visits []Visit, start []int) {
 	var times []float64
-	for g := range nh {
+	for g := range len(t.Hosts.Capacity) {
 		hv := visits[start[g]:start[g+1]]
 		if len(hv) == 0 {
 			continue
@@ -128,20 +176,6 @@ func (t Timetable) Plan(freq []float64) ([]Visit, error) {
 			}
 		}
 	}
-	sortByTime(visits, tmp)
-	// Equal times from different hosts are in host order: put them in
-	// page order. Such runs are short.
-	for lo := 0; lo < len(visits); {
-		hi := lo + 1
-		for hi < len(visits) && visits[hi].Time == visits[lo].Time {
-			hi++
-		}
-		if hi-lo > 1 {
-			slices.SortFunc(visits[lo:hi], compareVisits)
-		}
-		lo = hi
-	}
-	return visits, nil
 }
 
 // sortByTime sorts v by time, stably, with tmp (as long as v) for

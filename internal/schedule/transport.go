@@ -108,77 +108,138 @@ func AssignCrawls(crawls []Crawl, slots []Slot, resolution float64) (slotOf []in
 	if len(crawls) == 0 {
 		return []int{}, 0, nil
 	}
-	q := func(t float64) int64 { return int64(math.Round(t / resolution)) }
-	// The distinct slot times, in order, and the slots at each.
-	times := make([]int64, 0, len(slots))
+	tl, err := newTimeline(slots, resolution)
+	if err != nil {
+		return nil, 0, err
+	}
+	ent, err := groupCrawls(crawls, &tl)
+	if err != nil {
+		return nil, 0, err
+	}
+	ch, err := newChains(&tl, ent, int64(len(crawls)))
+	if err != nil {
+		return nil, 0, err
+	}
+	units, err := ch.g.Solve()
+	if err != nil {
+		return nil, 0, err
+	}
+	return ch.match(crawls, slots), float64(units) * resolution, nil
+}
+
+// timeline is the distinct slot times of a transportation problem, in
+// order, each rounded to a whole number of resolution seconds, with the
+// number of slots at each.
+type timeline struct {
+	resolution float64
+	times      []int64
+	perTime    []int64
+}
+
+func newTimeline(slots []Slot, resolution float64) (timeline, error) {
+	tl := timeline{resolution: resolution, times: make([]int64, 0, len(slots))}
 	for _, s := range slots {
 		if math.IsNaN(s.Start) || math.IsInf(s.Start, 0) {
-			return nil, 0, fmt.Errorf("%w: slot of crawler %d at %v", policy.ErrInput, s.Crawler, s.Start)
+			return tl, fmt.Errorf("%w: slot of crawler %d at %v", policy.ErrInput, s.Crawler, s.Start)
 		}
-		times = append(times, q(s.Start))
+		tl.times = append(tl.times, tl.tick(s.Start))
 	}
-	slices.Sort(times)
-	times = slices.Compact(times)
-	np := len(times)
-	perTime := make([]int64, np)
+	slices.Sort(tl.times)
+	tl.times = slices.Compact(tl.times)
+	tl.perTime = make([]int64, len(tl.times))
 	for _, s := range slots {
-		p, _ := slices.BinarySearch(times, q(s.Start))
-		perTime[p]++
+		tl.perTime[tl.index(s.Start)]++
 	}
-	// The crawls, grouped by where they enter the chain: (time, release).
-	type entry struct {
-		t       int64
-		release bool
-	}
-	count := map[entry]int64{}
-	var entries []entry
-	hasRelease := false
+	return tl, nil
+}
+
+// tick rounds a time to the timeline's resolution.
+func (tl *timeline) tick(t float64) int64 { return int64(math.Round(t / tl.resolution)) }
+
+// index returns the position in times of a slot's start.
+func (tl *timeline) index(start float64) int {
+	p, _ := slices.BinarySearch(tl.times, tl.tick(start))
+	return p
+}
+
+// entry is where crawls enter the chains: a time, and whether the crawls
+// are release crawls.
+type entry struct {
+	t       int64
+	release bool
+}
+
+// entries are the crawls grouped by entry, and how many crawls each has.
+type entries struct {
+	list       []entry
+	count      map[entry]int64
+	hasRelease bool
+}
+
+// groupCrawls groups the crawls by where they enter the chain. Solve
+// routes the supplies in node order. In time order each search would
+// cross all the taken slots before it (their reduced costs are zero); in
+// a random order most searches find a free slot nearby, so the entries
+// are shuffled, with a fixed seed.
+func groupCrawls(crawls []Crawl, tl *timeline) (entries, error) {
+	ent := entries{count: map[entry]int64{}}
 	for _, c := range crawls {
 		if math.IsNaN(c.Ideal) || math.IsInf(c.Ideal, 0) {
-			return nil, 0, fmt.Errorf("%w: crawl of page %d at %v", policy.ErrInput, c.Page, c.Ideal)
+			return ent, fmt.Errorf("%w: crawl of page %d at %v", policy.ErrInput, c.Page, c.Ideal)
 		}
-		e := entry{q(c.Ideal), c.Release}
-		if count[e] == 0 {
-			entries = append(entries, e)
+		e := entry{tl.tick(c.Ideal), c.Release}
+		if ent.count[e] == 0 {
+			ent.list = append(ent.list, e)
 		}
-		count[e]++
-		hasRelease = hasRelease || c.Release
+		ent.count[e]++
+		ent.hasRelease = ent.hasRelease || c.Release
 	}
-	// Solve routes the supplies in node order. In time order each search
-	// would cross all the taken slots before it (their reduced costs are
-	// zero); in a random order most searches find a free slot nearby, so
-	// the entries are shuffled, with a fixed seed.
-	rand.New(rand.NewPCG(uint64(len(entries)), 5)).Shuffle(len(entries), func(i, j int) {
-		entries[i], entries[j] = entries[j], entries[i]
+	rand.New(rand.NewPCG(uint64(len(ent.list)), 5)).Shuffle(len(ent.list), func(i, j int) {
+		ent.list[i], ent.list[j] = ent.list[j], ent.list[i]
 	})
-	// Nodes: chain A (ordinary) 0..np−1, chain B (release) np..2np−1,
-	// per slot time a node 2np+p that drains into the sink, then one node
-	// per entry.
-	g := NewNetwork(3*np + len(entries))
-	big := int64(len(crawls))
+	return ent, nil
+}
+
+// chains is the min-cost flow network of AssignCrawls. Nodes: chain A
+// (ordinary crawls) 0..np−1, chain B (release crawls) np..2np−1, per slot
+// time a node 2np+p that drains into the sink, then one node per entry.
+// intoA[p] and intoB[p] are the arcs from each chain into time p's drain.
+type chains struct {
+	tl           *timeline
+	g            *Network
+	hasRelease   bool
+	intoA, intoB []int
+}
+
+// newChains builds the network; big is the capacity of every arc, more
+// than any flow.
+func newChains(tl *timeline, ent entries, big int64) (chains, error) {
+	times, np := tl.times, len(tl.times)
+	ch := chains{tl: tl, g: NewNetwork(3*np + len(ent.list)), hasRelease: ent.hasRelease,
+		intoA: make([]int, np), intoB: make([]int, np)}
+	g := ch.g
 	for p := 0; p+1 < np; p++ {
 		d := times[p+1] - times[p]
 		g.AddArc(p, p+1, big, d)
 		g.AddArc(p+1, p, big, d)
-		if hasRelease {
+		if ent.hasRelease {
 			g.AddArc(np+p, np+p+1, big, d)
 		}
 	}
-	intoA, intoB := make([]int, np), make([]int, np)
-	for p, n := range perTime {
+	for p, n := range tl.perTime {
 		g.SetSupply(2*np+p, -n)
-		intoA[p] = g.AddArc(p, 2*np+p, big, 0)
-		if hasRelease {
-			intoB[p] = g.AddArc(np+p, 2*np+p, big, 0)
+		ch.intoA[p] = g.AddArc(p, 2*np+p, big, 0)
+		if ent.hasRelease {
+			ch.intoB[p] = g.AddArc(np+p, 2*np+p, big, 0)
 		}
 	}
-	for k, e := range entries {
+	for k, e := range ent.list {
 		v := 3*np + k
-		g.SetSupply(v, count[e])
+		g.SetSupply(v, ent.count[e])
 		after, exact := slices.BinarySearch(times, e.t) // first slot time ≥ t
 		if e.release {
 			if after == np {
-				return nil, 0, fmt.Errorf("%w: a release crawl at %gs has no slot after it", ErrInfeasible, float64(e.t)*resolution)
+				return ch, fmt.Errorf("%w: a release crawl at %gs has no slot after it", ErrInfeasible, float64(e.t)*tl.resolution)
 			}
 			g.AddArc(v, np+after, big, times[after]-e.t)
 			continue
@@ -190,12 +251,13 @@ func AssignCrawls(crawls []Crawl, slots []Slot, resolution float64) (slotOf []in
 			g.AddArc(v, after-1, big, e.t-times[after-1])
 		}
 	}
-	units, err := g.Solve()
-	if err != nil {
-		return nil, 0, err
-	}
-	// Hand each time's slots to the two chains as the flow says, then match
-	// each chain's crawls to its slots in time order.
+	return ch, nil
+}
+
+// match reads the solved flow: it hands each time's slots to the two
+// chains as the flow says, then matches each chain's crawls to its slots
+// in time order, and returns each crawl's slot.
+func (ch *chains) match(crawls []Crawl, slots []Slot) []int {
 	slotOrder := make([]int, len(slots))
 	for s := range slotOrder {
 		slotOrder[s] = s
@@ -203,18 +265,18 @@ func AssignCrawls(crawls []Crawl, slots []Slot, resolution float64) (slotOf []in
 	slices.SortStableFunc(slotOrder, func(a, b int) int { return cmp.Compare(slots[a].Start, slots[b].Start) })
 	var forA, forB []int
 	for k := 0; k < len(slotOrder); {
-		p, _ := slices.BinarySearch(times, q(slots[slotOrder[k]].Start))
-		n := int(perTime[p])
-		a := int(g.Flow(intoA[p]))
+		p := ch.tl.index(slots[slotOrder[k]].Start)
+		n := int(ch.tl.perTime[p])
+		a := int(ch.g.Flow(ch.intoA[p]))
 		b := 0
-		if hasRelease {
-			b = int(g.Flow(intoB[p]))
+		if ch.hasRelease {
+			b = int(ch.g.Flow(ch.intoB[p]))
 		}
 		forA = append(forA, slotOrder[k:k+a]...)
 		forB = append(forB, slotOrder[k+a:k+a+b]...)
 		k += n
 	}
-	slotOf = make([]int, len(crawls))
+	slotOf := make([]int, len(crawls))
 	var inA, inB []int
 	for c := range crawls {
 		if crawls[c].Release {
@@ -232,5 +294,5 @@ func AssignCrawls(crawls []Crawl, slots []Slot, resolution float64) (slotOf []in
 	for k, c := range inB {
 		slotOf[c] = forB[k]
 	}
-	return slotOf, float64(units) * resolution, nil
+	return slotOf
 }

@@ -3,47 +3,41 @@ package sim
 import (
 	"math"
 
+	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
-// Order is a synchronisation order of dissertation §5.3 and §5.4 (spec
-// seed-refresh-estimation §3): how the visits to a page are placed given
-// its mean revisit interval I.
-type Order uint8
-
-// Synchronisation orders.
-const (
-	// FixedOrder visits page i exactly every I_i (Algorithm 5.4.1). The
-	// first visit of page i of n is at (i + 1/2)·I_i/n, so pages sharing
-	// an interval are evenly spread, as when a crawler walks a fixed list.
-	FixedOrder Order = iota
-	// RandomOrder visits page i once in every cycle [k·I_i, (k+1)·I_i) at a
-	// uniformly random point, independently per cycle: the position of one
-	// page in a fresh random permutation of a large list (Algorithm 5.4.2;
-	// Lemma 5.1's model T_1 ~ U(0, I), T_2 ~ U(I, 2I)). Visit times are
-	// random, so give the engine headroom over n/I fetches a second, or
-	// the budget delays collide.
-	RandomOrder
-	// PurelyRandom visits page i at exponential intervals of mean I_i, the
-	// law-of-rare-events limit of picking a random page at each sync point
-	// (Algorithm 5.4.3). The same headroom remark applies.
-	PurelyRandom
-)
-
-// Intervals is a Policy that visits each page at a given mean interval in
-// a given order, ignoring what it observes. It is the adapter through which
-// an allocator's frequencies f_i are run: pass I_i = 1/f_i.
+// Intervals is a Policy that visits each page at a given mean interval I_i
+// in a given synchronisation order (dissertation §5.3–5.4), ignoring what
+// it observes. It is the adapter through which an allocator's frequencies
+// f_i are run: pass I_i = 1/f_i. The orders place the visits so:
+//
+//   - policy.FixedOrder visits page i exactly every I_i (Algorithm 5.4.1).
+//     The first visit of page i of n is at (i + 1/2)·I_i/n, so pages
+//     sharing an interval are evenly spread, as when a crawler walks a
+//     fixed list.
+//   - policy.RandomOrder visits page i once in every cycle
+//     [k·I_i, (k+1)·I_i) at a uniformly random point, independently per
+//     cycle: the position of one page in a fresh random permutation of a
+//     large list (Algorithm 5.4.2; Lemma 5.1's model T_1 ~ U(0, I),
+//     T_2 ~ U(I, 2I)).
+//   - policy.PurelyRandom visits page i at exponential intervals of mean
+//     I_i, the law-of-rare-events limit of picking a random page at each
+//     sync point (Algorithm 5.4.3).
+//
+// The random orders' visit times are random, so give the engine headroom
+// over n/I fetches a second, or the budget delays collide.
 type Intervals struct {
 	iv    []float64
-	order Order
+	order policy.Order
 	seed  uint64
 }
 
 // FixedIntervals returns a policy that visits page i every intervals[i]
-// seconds on average, in the given order; seed drives RandomOrder and
-// PurelyRandom. An interval of +Inf (or ≤ 0, or NaN) never visits the page.
-// The slice is used, not copied.
-func FixedIntervals(intervals []float64, order Order, seed uint64) *Intervals {
+// seconds on average, in the given order; seed drives policy.RandomOrder
+// and policy.PurelyRandom. An interval of +Inf (or ≤ 0, or NaN) never
+// visits the page. The slice is used, not copied.
+func FixedIntervals(intervals []float64, order policy.Order, seed uint64) *Intervals {
 	return &Intervals{iv: intervals, order: order, seed: seed}
 }
 
@@ -55,7 +49,7 @@ func Uniform(n int, budget float64) *Intervals {
 	for i := range iv {
 		iv[i] = float64(n) / budget
 	}
-	return FixedIntervals(iv, FixedOrder, 0)
+	return FixedIntervals(iv, policy.FixedOrder, 0)
 }
 
 // Init places every page's first visit.
@@ -68,9 +62,9 @@ func (p *Intervals) Init(s *Schedule) {
 			continue
 		}
 		switch p.order {
-		case RandomOrder:
+		case policy.RandomOrder:
 			s.SetDue(i, I*p.u(i, 0))
-		case PurelyRandom:
+		case policy.PurelyRandom:
 			s.SetDue(i, -I*math.Log(p.u(i, 0)))
 		default:
 			s.SetDue(i, (float64(i)+0.5)/float64(n)*I)
@@ -86,10 +80,10 @@ func (p *Intervals) Fetched(f *Fetch) float64 {
 		return posInf
 	}
 	switch p.order {
-	case RandomOrder:
+	case policy.RandomOrder:
 		k := math.Floor(f.Due/I) + 1
 		return (k + p.u(f.Page, uint64(k)+1)) * I
-	case PurelyRandom:
+	case policy.PurelyRandom:
 		return f.Due - I*math.Log(p.u(f.Page, math.Float64bits(f.Due)))
 	default:
 		return f.Due + I
@@ -120,7 +114,7 @@ type OracleIntervals struct {
 
 // NewOracleIntervals returns an OracleIntervals computing each page's
 // interval from its true description.
-func NewOracleIntervals(intervalOf func(Page) float64, order Order, seed uint64) *OracleIntervals {
+func NewOracleIntervals(intervalOf func(Page) float64, order policy.Order, seed uint64) *OracleIntervals {
 	return &OracleIntervals{Intervals: Intervals{order: order, seed: seed}, intervalOf: intervalOf}
 }
 

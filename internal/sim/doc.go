@@ -44,9 +44,10 @@
 //
 // # Change processes
 //
-// Poisson, Pareto (Lomax renewal) and quasi-deterministic processes follow
-// simweb's definitions (paper 002 §2.3), rewritten lean: the engine draws
-// only what a fetch needs. At a fetch it needs to know whether a change
+// Poisson, Pareto (Lomax renewal) and quasi-deterministic processes are
+// package process's (paper 002 §2.3), the laws simweb's pages follow too,
+// and the engine draws through its formulas, lean: it draws only what a
+// fetch needs. At a fetch it needs to know whether a change
 // happened since the previous fetch, the first such change, the last change
 // before now (for Last-Modified) and the next change; for Poisson and
 // quasi-deterministic pages that is at most three draws per fetch however

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
 
 func constIntervals(n int, I float64) []float64 {
@@ -37,7 +38,7 @@ func TestParetoStaleness(t *testing.T) {
 					pages[i] = Page{Process: ParetoProcess(lambda, alpha), Weight: 1}
 				}
 				res := run(t, Config{Pages: pages, Seed: 3, Duration: 200 * tau, WarmUp: tau, PerPage: true},
-					FixedIntervals(constIntervals(n, tau), FixedOrder, 0))
+					FixedIntervals(constIntervals(n, tau), policy.FixedOrder, 0))
 				f, se := meanSE(perPage(res, func(p PageResult) float64 { return p.Freshness }))
 				t.Logf("staleness %.5f ± %.5f, want %.5f", 1-f, se, want)
 				if !within(1-f, want, se, 4) {
@@ -63,11 +64,11 @@ func TestQuasiDeterministicStaleness(t *testing.T) {
 				pages[i] = Page{Process: QDProcess(P, k, phase), Weight: 1}
 			}
 			res := run(t, Config{Pages: pages, Seed: 5, Duration: 400 * I, WarmUp: I, PerPage: true},
-				FixedIntervals(constIntervals(n, I), FixedOrder, 0))
+				FixedIntervals(constIntervals(n, I), policy.FixedOrder, 0))
 			q := 1 - k
 			want := 0.0
 			for i := 0; i < n; i++ {
-				first := (float64(i) + 0.5) / n * I // FixedOrder's first due
+				first := (float64(i) + 0.5) / n * I // policy.FixedOrder's first due
 				delta := math.Mod(phase-first, P) / P
 				if delta <= 0 {
 					delta++
@@ -103,7 +104,7 @@ func TestStalenessCost(t *testing.T) {
 			I := tt.r * delta * 3600
 			cfg := Config{Pages: poissonPages(n, 1/(delta*3600)), Seed: 9, Duration: 365 * day, WarmUp: 2 * day,
 				StaleCost: 1, CrawlCost: 1, PerPage: true}
-			res := run(t, cfg, FixedIntervals(constIntervals(n, I), FixedOrder, 0))
+			res := run(t, cfg, FixedIntervals(constIntervals(n, I), policy.FixedOrder, 0))
 			hours := res.Window / 3600
 			c, se := meanSE(perPage(res, func(p PageResult) float64 { return (1 - p.Freshness) + float64(p.Fetches)/hours }))
 			if math.Abs(c-res.CostPerPageHour) > 1e-9 {
@@ -159,7 +160,7 @@ func TestBudgetIsRespected(t *testing.T) {
 	if res.MeanDelay < I/2 {
 		t.Errorf("mean delay %g s: the over-asking policy should wait ≈ %g s", res.MeanDelay, I-I/12)
 	}
-	wantF, _ := table52(FixedOrder, lambda*I, I)
+	wantF := policy.Freshness(policy.FixedOrder, lambda, 1/I)
 	f, se := meanSE(perPage(res, func(p PageResult) float64 { return p.Freshness }))
 	if !within(f, wantF, se, 4) {
 		t.Errorf("freshness %.5f, want %.5f ± 4×%.5f", f, wantF, se)
@@ -175,7 +176,7 @@ func TestHostDelay(t *testing.T) {
 		pages[i].Host = int32(i / perHost)
 	}
 	delay := 3600.0
-	rec := &recorder{Policy: FixedIntervals(constIntervals(n, 5*3600), FixedOrder, 0)} // asks 2× what hosts allow
+	rec := &recorder{Policy: FixedIntervals(constIntervals(n, 5*3600), policy.FixedOrder, 0)} // asks 2× what hosts allow
 	cfg := Config{Pages: pages, Seed: 1, Duration: 30 * day, HostDelay: delay}
 	res := run(t, cfg, rec)
 	first, last := map[int32]float64{}, map[int32]float64{}
@@ -211,7 +212,7 @@ func TestDeterminism(t *testing.T) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		c := cfg
 		c.Seed = seed
-		return run(t, c, FixedIntervals(constIntervals(n, 2*day), RandomOrder, 8))
+		return run(t, c, FixedIntervals(constIntervals(n, 2*day), policy.RandomOrder, 8))
 	}
 	a, b := runWith(1, 4), runWith(4, 4)
 	if !reflect.DeepEqual(a, b) {
@@ -249,7 +250,7 @@ func TestPolicySeesOnlyObservations(t *testing.T) {
 		t.Errorf("Schedule methods %v, want %v", methods, want)
 	}
 	// And an ordinary policy is never handed the truth: only Oracles are.
-	var p Policy = FixedIntervals([]float64{day}, FixedOrder, 0)
+	var p Policy = FixedIntervals([]float64{day}, policy.FixedOrder, 0)
 	if _, ok := p.(Oracle); ok {
 		t.Error("Intervals implements Oracle")
 	}
@@ -264,9 +265,9 @@ func TestOracle(t *testing.T) {
 		pages[i] = Page{Process: PoissonProcess(math.Exp(float64(i%50)/10) / (10 * day)), Weight: 1}
 	}
 	r := 0.5
-	o := NewOracleIntervals(func(p Page) float64 { return r / p.Process.Rate }, FixedOrder, 0)
+	o := NewOracleIntervals(func(p Page) float64 { return r / p.Process.Rate }, policy.FixedOrder, 0)
 	res := run(t, Config{Pages: pages, Seed: 2, Duration: 400 * day, WarmUp: 10 * day, PerPage: true}, o)
-	want, _ := table52(FixedOrder, r, 1)
+	want := policy.Freshness(policy.FixedOrder, r, 1)
 	f, se := meanSE(perPage(res, func(p PageResult) float64 { return p.Freshness }))
 	if !within(f, want, se, 4) {
 		t.Errorf("freshness %.5f, want %.5f ± 4×%.5f", f, want, se)
@@ -294,7 +295,7 @@ func TestObservationsFeedEstimators(t *testing.T) {
 	const n = 200
 	lambda := 1 / day
 	I := 0.7 * day
-	p := &estimating{Intervals: *FixedIntervals(constIntervals(n, I), FixedOrder, 0), stats: make([]change.Stats, n)}
+	p := &estimating{Intervals: *FixedIntervals(constIntervals(n, I), policy.FixedOrder, 0), stats: make([]change.Stats, n)}
 	run(t, Config{Pages: poissonPages(n, lambda), Seed: 6, Duration: 60 * day}, p)
 	var pooled change.Stats
 	for i := range p.stats {
@@ -343,7 +344,7 @@ func TestReplanner(t *testing.T) {
 	if want := int64(n * 199); res.Events.Fetches != want {
 		t.Errorf("%d fetches, want %d", res.Events.Fetches, want)
 	}
-	want, _ := table52(FixedOrder, lambda*day, day)
+	want := policy.Freshness(policy.FixedOrder, lambda, 1/day)
 	f, se := meanSE(perPage(res, func(p PageResult) float64 { return p.Freshness }))
 	if !within(f, want, se, 4) {
 		t.Errorf("freshness %.5f, want %.5f ± 4×%.5f", f, want, se)
@@ -359,7 +360,7 @@ func TestExactAgainstBruteForce(t *testing.T) {
 	P, phase, I := 1000.0, 300.0, 2500.0
 	W, H, step := 3100.0, 20000.0, 1000.0
 	cfg := Config{Pages: []Page{{Process: QDProcess(P, 1, phase), Weight: 2}}, Duration: H, WarmUp: W, SeriesStep: step}
-	res := run(t, cfg, FixedIntervals([]float64{I}, FixedOrder, 0))
+	res := run(t, cfg, FixedIntervals([]float64{I}, policy.FixedOrder, 0))
 	lastFetch := func(x float64) float64 { // the copy in use at x
 		if x < 1250 {
 			return 0
@@ -420,7 +421,7 @@ func TestExactAgainstBruteForce(t *testing.T) {
 func TestSeriesMatchesAverages(t *testing.T) {
 	const n = 3000
 	cfg := Config{Pages: scalePages(n, 3), Seed: 2, Duration: 40 * day, WarmUp: 10 * day, SeriesStep: day / 4}
-	res := run(t, cfg, FixedIntervals(constIntervals(n, day), PurelyRandom, 1))
+	res := run(t, cfg, FixedIntervals(constIntervals(n, day), policy.PurelyRandom, 1))
 	var f, a float64
 	for _, p := range res.Series {
 		if p.Start >= cfg.WarmUp {
@@ -442,7 +443,7 @@ func TestVeryStaleShare(t *testing.T) {
 	const n = 300
 	lambda, I, r := 1/day, 2*day, 0.5
 	res := run(t, Config{Pages: poissonPages(n, lambda), Seed: 12, Duration: 300 * day, WarmUp: 2 * day, VeryStale: r},
-		FixedIntervals(constIntervals(n, I), FixedOrder, 0))
+		FixedIntervals(constIntervals(n, I), policy.FixedOrder, 0))
 	p := 1 - math.Exp(-lambda*(I-r/lambda))
 	se := math.Sqrt(p * (1 - p) / float64(res.Fetches))
 	if !within(res.VeryStaleShare, p, se, 4) {
@@ -458,12 +459,12 @@ func TestIntervalSummary(t *testing.T) {
 	const n = 200
 	I := day
 	fixed := run(t, Config{Pages: poissonPages(n, 1/day), Duration: 100 * day, WarmUp: 2 * day},
-		FixedIntervals(constIntervals(n, I), FixedOrder, 0)).Intervals
+		FixedIntervals(constIntervals(n, I), policy.FixedOrder, 0)).Intervals
 	if math.Abs(fixed.Mean-I) > 1e-6 || fixed.Std > 1e-3 || math.Abs(fixed.P50/I-1) > 0.045 || fixed.Count != int64(98*n) {
 		t.Errorf("fixed order: %+v", fixed)
 	}
 	pr := run(t, Config{Pages: poissonPages(n, 1/day), Duration: 100 * day, WarmUp: 2 * day},
-		FixedIntervals(constIntervals(n, I), PurelyRandom, 3)).Intervals
+		FixedIntervals(constIntervals(n, I), policy.PurelyRandom, 3)).Intervals
 	se := I / math.Sqrt(float64(pr.Count))
 	if !within(pr.Mean, I, se, 4) || !within(pr.Std, I, math.Sqrt2*se, 4) {
 		t.Errorf("purely random: mean %.0f s, std %.0f s, want %.0f ± %.0f", pr.Mean, pr.Std, I, 4*se)

@@ -3,35 +3,16 @@ package sim
 import (
 	"fmt"
 	"math"
+
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
 )
 
-// Kind is the kind of a page's change process.
-type Kind uint8
-
-// Change processes. Poisson is the dissertation's model (§4.6); Pareto and
-// QuasiDeterministic are paper 002's non-Poisson processes (§2.3, spec
-// seed-ford-wolf-ntoulas §B.2 and §B.7), defined as in simweb.
-const (
-	Poisson Kind = iota
-	Pareto
-	QuasiDeterministic
-)
-
-var kindNames = [...]string{"poisson", "pareto", "quasi-deterministic"}
-
-// String returns the process name as simweb prints it.
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("kind(%d)", k)
-}
-
-// Process is a page's change process. Build one with PoissonProcess,
+// Process is a page's change process, in seconds: its kind (the laws are
+// package process's) and parameters. Build one with PoissonProcess,
 // ParetoProcess or QDProcess; the zero value is a Poisson page that never
 // changes.
 type Process struct {
-	Kind Kind
+	Kind process.Kind
 	// Rate is the mean number of changes per second, λ = 1/(mean interval).
 	Rate float64
 	// Alpha is the Pareto shape α > 1: inter-change times have the Lomax
@@ -44,54 +25,41 @@ type Process struct {
 }
 
 // PoissonProcess returns a Poisson process of rate changes per second.
-func PoissonProcess(rate float64) Process { return Process{Kind: Poisson, Rate: rate} }
+func PoissonProcess(rate float64) Process { return Process{Kind: process.Poisson, Rate: rate} }
 
 // ParetoProcess returns a Lomax renewal process of mean rate changes per
 // second and shape alpha > 1.
 func ParetoProcess(rate, alpha float64) Process {
-	return Process{Kind: Pareto, Rate: rate, Alpha: alpha}
+	return Process{Kind: process.Pareto, Rate: rate, Alpha: alpha}
 }
 
 // QDProcess returns a quasi-deterministic process with potential updates at
 // phase + j·period, each happening with probability k; its mean rate is
 // k/period.
 func QDProcess(period, k, phase float64) Process {
-	return Process{Kind: QuasiDeterministic, Rate: k / period, Period: period, K: k, Phase: phase}
+	return Process{Kind: process.QuasiDeterministic, Rate: k / period, Period: period, K: k, Phase: phase}
 }
 
-// qdPeriods are simweb's calendar periods for quasi-deterministic pages:
-// hour, day, week, 30 days and 365 days, in seconds.
-var qdPeriods = [...]float64{3600, 86400, 7 * 86400, 30 * 86400, 365 * 86400}
-
 // QDProcessMean returns the quasi-deterministic process simweb gives a page
-// of the given mean change interval (seconds): the longest calendar period
-// not above the mean (the mean itself if shorter than an hour), with
-// k = period/mean so that the mean rate is 1/mean.
+// of the given mean change interval (seconds): process.Calendar's period
+// and k, so that the mean rate is 1/mean.
 func QDProcessMean(mean, phase float64) Process {
-	p := 0.0
-	for _, c := range qdPeriods {
-		if c <= mean {
-			p = c
-		}
-	}
-	if p == 0 {
-		p = mean
-	}
-	return QDProcess(p, math.Min(1, p/mean), math.Mod(phase, p))
+	p, k := process.Calendar(mean, 1)
+	return QDProcess(p, k, math.Mod(phase, p))
 }
 
 // validate reports what is wrong with p.
 func (p Process) validate() error {
 	switch p.Kind {
-	case Poisson:
+	case process.Poisson:
 		if !(p.Rate >= 0) || math.IsInf(p.Rate, 1) {
 			return fmt.Errorf("poisson rate must be finite and ≥ 0, got %g", p.Rate)
 		}
-	case Pareto:
+	case process.Pareto:
 		if !(p.Rate > 0) || math.IsInf(p.Rate, 1) || !(p.Alpha > 1) {
 			return fmt.Errorf("pareto needs a finite rate > 0 and alpha > 1, got rate %g alpha %g", p.Rate, p.Alpha)
 		}
-	case QuasiDeterministic:
+	case process.QuasiDeterministic:
 		if !(p.Period > 0) || math.IsInf(p.Period, 1) || !(p.K > 0 && p.K <= 1) || math.IsNaN(p.Phase) || math.IsInf(p.Phase, 0) {
 			return fmt.Errorf("quasi-deterministic needs period > 0, k in (0, 1] and a finite phase, got %g, %g, %g", p.Period, p.K, p.Phase)
 		}
@@ -103,7 +71,7 @@ func (p Process) validate() error {
 
 // proc is a Process with its derived constants, as the event loop uses it.
 type proc struct {
-	kind Kind
+	kind process.Kind
 	lm   bool    // the page's host sends Last-Modified
 	a    float64 // Poisson, Pareto: λ; QD: period
 	b    float64 // Pareto: β = (α−1)/λ; QD: log(1−k), 0 when k = 1
@@ -113,13 +81,10 @@ type proc struct {
 func newProc(p Process, lm bool) proc {
 	q := proc{kind: p.Kind, lm: lm}
 	switch p.Kind {
-	case Pareto:
-		q.a, q.b, q.c = p.Rate, (p.Alpha-1)/p.Rate, p.Alpha
-	case QuasiDeterministic:
-		q.a = p.Period
-		if p.K < 1 {
-			q.b = math.Log1p(-p.K)
-		}
+	case process.Pareto:
+		q.a, q.b, q.c = p.Rate, process.LomaxScale(p.Rate, p.Alpha), p.Alpha
+	case process.QuasiDeterministic:
+		q.a, q.b = p.Period, process.LogMiss(p.K)
 		q.c = math.Mod(p.Phase, p.Period)
 		if q.c < 0 {
 			q.c += p.Period
@@ -130,39 +95,25 @@ func newProc(p Process, lm bool) proc {
 	return q
 }
 
-// lomax draws from the tail (β/(β+t))^α by inversion.
-func lomax(u, alpha, beta float64) float64 { return beta * (math.Pow(u, -1/alpha) - 1) }
-
-// geom0 draws the number of failed slots before the first success,
-// Geometric(k) on {0, 1, ...}; logq = log(1−k), 0 when k = 1.
-func geom0(u, logq float64) float64 {
-	if logq == 0 {
-		return 0
-	}
-	return math.Floor(math.Log(u) / logq)
-}
-
 // slotAtOrBefore returns the last potential update time ≤ t.
-func (q *proc) slotAtOrBefore(t float64) float64 {
-	return q.c + math.Floor((t-q.c)/q.a)*q.a
-}
+func (q *proc) slotAtOrBefore(t float64) float64 { return process.SlotAtOrBefore(t, q.a, q.c) }
 
 // start draws a stationary process's state at time 0: the last change at
 // or before 0 (version 0's Last-Modified) and the first change after 0.
 func (q *proc) start(s stream) (last, next float64) {
 	switch q.kind {
-	case Pareto:
+	case process.Pareto:
 		// Equilibrium renewal process: the backward recurrence time B has
 		// the equilibrium density λḠ, Lomax with shape α−1 (paper 002 §B.1,
 		// g_B = λḠ), and given B = b the forward time is the residual life
 		// of an interval that has lasted b: P(A > a | b) = Ḡ(a+b)/Ḡ(b),
 		// Lomax with shape α and scale β+b. Together they are exact.
-		b := lomax(s.u(), q.c-1, q.b)
-		return -b, lomax(s.u(), q.c, q.b+b)
-	case QuasiDeterministic:
+		b := process.Lomax(s.u(), q.c-1, q.b)
+		return -b, process.Lomax(s.u(), q.c, q.b+b)
+	case process.QuasiDeterministic:
 		s0 := q.slotAtOrBefore(0)
-		last = s0 - q.a*geom0(s.u(), q.b)
-		next = s0 + q.a*(1+geom0(s.u(), q.b))
+		last = s0 - q.a*process.SkippedSlots(s.u(), q.b)
+		next = s0 + q.a*(1+process.SkippedSlots(s.u(), q.b))
 		return last, next
 	default:
 		// Poisson: backward and forward recurrence times are independent
@@ -181,27 +132,27 @@ func (q *proc) start(s stream) (last, next float64) {
 // Last-Modified, since nothing else needs it.
 func (q *proc) advance(s stream, c, t float64) (last, next float64) {
 	switch q.kind {
-	case Pareto:
+	case process.Pareto:
 		x := c
 		for {
-			d := lomax(s.u(), q.c, q.b)
+			d := process.Lomax(s.u(), q.c, q.b)
 			if x+d > t {
 				return x, x + d
 			}
 			x += d
 		}
-	case QuasiDeterministic:
+	case process.QuasiDeterministic:
 		sl := q.slotAtOrBefore(t)
 		if sl < c { // rounding: c is itself the last slot
 			sl = c
 		}
 		last = c
 		if q.lm {
-			if g := geom0(s.u(), q.b); sl-g*q.a > c {
+			if g := process.SkippedSlots(s.u(), q.b); sl-g*q.a > c {
 				last = sl - g*q.a
 			}
 		}
-		return last, sl + q.a*(1+geom0(s.u(), q.b))
+		return last, sl + q.a*(1+process.SkippedSlots(s.u(), q.b))
 	default:
 		last = c
 		if q.lm {

@@ -1,8 +1,7 @@
 package sim
 
 import (
-	"math"
-
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -10,8 +9,9 @@ import (
 // counter, as in simweb (rng.go): pages draw from independent streams and
 // the result does not depend on the order in which pages are processed.
 
-// stream is one page's sequence of uniforms: draw n is Open(Mix(key + n·γ)),
-// splitmix64 indexed by the page's draw counter.
+// stream is one page's sequence of uniforms: draw n is
+// Open(splitmix.At(key, n)), splitmix64 indexed by the page's draw counter,
+// which is all the state a page keeps for it.
 type stream struct {
 	key uint64
 	n   *uint32
@@ -20,14 +20,10 @@ type stream struct {
 // u returns the next uniform in (0, 1].
 func (s stream) u() float64 {
 	*s.n++
-	return splitmix.Open(splitmix.Mix(s.key + uint64(*s.n)*splitmix.Gamma))
+	return splitmix.Open(splitmix.At(s.key, uint64(*s.n)))
 }
 
 // exp returns an exponential variate of the given rate (+Inf for rate 0).
-func (s stream) exp(rate float64) float64 {
-	u := s.u()
-	if rate <= 0 {
-		return math.Inf(1)
-	}
-	return -math.Log(u) / rate
-}
+// It draws a uniform either way, so the stream's position does not depend
+// on the rate.
+func (s stream) exp(rate float64) float64 { return process.Exponential(s.u(), rate) }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,92 +24,13 @@ import (
 //	GET  /describe[?sample=N]   the web's statistics (as -describe prints them), JSON
 func (w *Web) ControlHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /clock", func(rw http.ResponseWriter, r *http.Request) {
-		now := w.clock.Now()
-		writeJSON(rw, map[string]any{"now": w.simTime(int64(now)), "sim_seconds": now.Seconds(), "speed": w.cfg.Speed, "epoch": w.cfg.Epoch})
-	})
+	mux.HandleFunc("GET /clock", w.serveClock)
 	mux.HandleFunc("GET /hosts", func(rw http.ResponseWriter, r *http.Request) { writeJSON(rw, w.Hosts()) })
-	mux.HandleFunc("GET /truth", func(rw http.ResponseWriter, r *http.Request) {
-		t, err := w.parseTime(r.URL.Query().Get("t"))
-		if err != nil {
-			http.Error(rw, err.Error(), http.StatusBadRequest)
-			return
-		}
-		p, err := w.Truth(r.URL.Query().Get("url"), t)
-		if err != nil {
-			http.Error(rw, err.Error(), http.StatusNotFound)
-			return
-		}
-		writeJSON(rw, p)
-	})
-	mux.HandleFunc("GET /snapshot", func(rw http.ResponseWriter, r *http.Request) {
-		t, err := w.parseTime(r.URL.Query().Get("t"))
-		if err != nil {
-			http.Error(rw, err.Error(), http.StatusBadRequest)
-			return
-		}
-		rw.Header().Set("Content-Type", "application/x-ndjson")
-		bw := bufio.NewWriterSize(rw, 64<<10)
-		enc := json.NewEncoder(bw)
-		w.Snapshot(t, func(url string, v Version) {
-			_ = enc.Encode(struct {
-				URL      string    `json:"url"`
-				Version  uint32    `json:"version"`
-				Modified time.Time `json:"modified"`
-			}{url, v.Version, w.simTime(v.Modified)})
-		})
-		_ = bw.Flush()
-	})
-	mux.HandleFunc("POST /evaluate", func(rw http.ResponseWriter, r *http.Request) {
-		t, err := w.parseTime(r.URL.Query().Get("t"))
-		if err != nil {
-			http.Error(rw, err.Error(), http.StatusBadRequest)
-			return
-		}
-		var copies []Copy
-		sc := bufio.NewScanner(http.MaxBytesReader(rw, r.Body, 1<<30))
-		for line := 1; sc.Scan(); line++ {
-			text := strings.TrimSpace(sc.Text())
-			if text == "" {
-				continue
-			}
-			u, ver, ok := strings.Cut(text, "\t")
-			n, err := strconv.ParseUint(strings.TrimSpace(ver), 10, 32)
-			if !ok || err != nil {
-				http.Error(rw, fmt.Sprintf("line %d: want URL<TAB>version", line), http.StatusBadRequest)
-				return
-			}
-			copies = append(copies, Copy{URL: u, Version: uint32(n)})
-		}
-		if err := sc.Err(); err != nil {
-			http.Error(rw, err.Error(), http.StatusBadRequest)
-			return
-		}
-		writeJSON(rw, w.Evaluate(t, copies))
-	})
+	mux.HandleFunc("GET /truth", w.serveTruth)
+	mux.HandleFunc("GET /snapshot", w.serveSnapshot)
+	mux.HandleFunc("POST /evaluate", w.serveEvaluate)
 	mux.HandleFunc("GET /audit", func(rw http.ResponseWriter, r *http.Request) { writeJSON(rw, w.audit.Report()) })
-	mux.HandleFunc("POST /audit/reset", func(rw http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		cfg := w.audit.config()
-		if v := q.Get("delay"); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil || d < 0 {
-				http.Error(rw, "delay: want a duration like 200ms", http.StatusBadRequest)
-				return
-			}
-			cfg.MinDelay = d
-		}
-		if v := q.Get("concurrency"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				http.Error(rw, "concurrency: want a whole number", http.StatusBadRequest)
-				return
-			}
-			cfg.MaxInFlight = n
-		}
-		w.audit.Reset(cfg)
-		writeJSON(rw, w.audit.Report())
-	})
+	mux.HandleFunc("POST /audit/reset", w.serveAuditReset)
 	mux.HandleFunc("GET /describe", func(rw http.ResponseWriter, r *http.Request) {
 		sample, _ := strconv.Atoi(r.URL.Query().Get("sample"))
 		if sample <= 0 {
@@ -117,6 +39,107 @@ func (w *Web) ControlHandler() http.Handler {
 		writeJSON(rw, Describe(w, sample))
 	})
 	return mux
+}
+
+// serveClock serves GET /clock.
+func (w *Web) serveClock(rw http.ResponseWriter, r *http.Request) {
+	now := w.clock.Now()
+	writeJSON(rw, map[string]any{"now": w.simTime(int64(now)), "sim_seconds": now.Seconds(), "speed": w.cfg.Speed, "epoch": w.cfg.Epoch})
+}
+
+// serveTruth serves GET /truth.
+func (w *Web) serveTruth(rw http.ResponseWriter, r *http.Request) {
+	t, err := w.parseTime(r.URL.Query().Get("t"))
+	if err != nil {
+		http.Error(rw, err.Error(), http.StatusBadRequest)
+		return
+	}
+	p, err := w.Truth(r.URL.Query().Get("url"), t)
+	if err != nil {
+		http.Error(rw, err.Error(), http.StatusNotFound)
+		return
+	}
+	writeJSON(rw, p)
+}
+
+// serveSnapshot serves GET /snapshot, streaming a JSON line per live page.
+func (w *Web) serveSnapshot(rw http.ResponseWriter, r *http.Request) {
+	t, err := w.parseTime(r.URL.Query().Get("t"))
+	if err != nil {
+		http.Error(rw, err.Error(), http.StatusBadRequest)
+		return
+	}
+	rw.Header().Set("Content-Type", "application/x-ndjson")
+	bw := bufio.NewWriterSize(rw, 64<<10)
+	enc := json.NewEncoder(bw)
+	w.Snapshot(t, func(url string, v Version) {
+		_ = enc.Encode(struct {
+			URL      string    `json:"url"`
+			Version  uint32    `json:"version"`
+			Modified time.Time `json:"modified"`
+		}{url, v.Version, w.simTime(v.Modified)})
+	})
+	_ = bw.Flush()
+}
+
+// serveEvaluate serves POST /evaluate.
+func (w *Web) serveEvaluate(rw http.ResponseWriter, r *http.Request) {
+	t, err := w.parseTime(r.URL.Query().Get("t"))
+	if err != nil {
+		http.Error(rw, err.Error(), http.StatusBadRequest)
+		return
+	}
+	copies, err := readCopies(http.MaxBytesReader(rw, r.Body, 1<<30))
+	if err != nil {
+		http.Error(rw, err.Error(), http.StatusBadRequest)
+		return
+	}
+	writeJSON(rw, w.Evaluate(t, copies))
+}
+
+// readCopies reads a collection as "URL<TAB>version" lines; blank lines
+// are skipped.
+func readCopies(body io.Reader) ([]Copy, error) {
+	var copies []Copy
+	sc := bufio.NewScanner(body)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		u, ver, ok := strings.Cut(text, "\t")
+		n, err := strconv.ParseUint(strings.TrimSpace(ver), 10, 32)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("line %d: want URL<TAB>version", line)
+		}
+		copies = append(copies, Copy{URL: u, Version: uint32(n)})
+	}
+	return copies, sc.Err()
+}
+
+// serveAuditReset serves POST /audit/reset: the audit restarts, with the
+// thresholds the query sets and the others as they were.
+func (w *Web) serveAuditReset(rw http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	cfg := w.audit.config()
+	if v := q.Get("delay"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			http.Error(rw, "delay: want a duration like 200ms", http.StatusBadRequest)
+			return
+		}
+		cfg.MinDelay = d
+	}
+	if v := q.Get("concurrency"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			http.Error(rw, "concurrency: want a whole number", http.StatusBadRequest)
+			return
+		}
+		cfg.MaxInFlight = n
+	}
+	w.audit.Reset(cfg)
+	writeJSON(rw, w.audit.Report())
 }
 
 // HostInfo describes one host for /hosts.

@@ -1,74 +1,36 @@
 package simweb
 
 import (
-	"fmt"
 	"math"
-	"strings"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
-
-// Process is the kind of update process of a site's pages.
-type Process uint8
-
-// Update processes. Poisson is the dissertation's model (§4.6); Pareto and
-// QuasiDeterministic are the non-Poisson processes of paper 002 §2.3.
-const (
-	Poisson Process = iota
-	Pareto
-	QuasiDeterministic
-)
-
-var processNames = [...]string{"poisson", "pareto", "quasi-deterministic"}
-
-func (p Process) String() string { return processNames[p] }
-
-// ParseProcess reads a process name as printed by String.
-func ParseProcess(s string) (Process, error) {
-	for i, n := range processNames {
-		if strings.EqualFold(s, n) {
-			return Process(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown update process %q (want poisson, pareto or quasi-deterministic)", s)
-}
 
 // maxInterval caps a single inter-change time so that sums of intervals
 // never overflow int64 nanoseconds (heavy-tailed draws can be enormous).
 const maxInterval = int64(200 * 365 * day)
 
-// qdPeriods are the calendar periods on which quasi-deterministic pages may
-// be updated: a page publishes at fixed times of the hour, day, week, month
-// or year, each potential update happening with probability k.
-var qdPeriods = [...]time.Duration{time.Hour, day, 7 * day, 30 * day, 365 * day}
-
-// changeModel is one page incarnation's update process. Times are integer
-// nanoseconds of simulated time, so sums are exact and the walk over events
-// can go backwards as well as forwards without rounding drift.
+// changeModel is one page incarnation's update process, drawn by package
+// process's formulas. Times are integer nanoseconds of simulated time, so
+// sums are exact and the walk over events can go backwards as well as
+// forwards without rounding drift.
 type changeModel struct {
-	kind   Process
-	lambda float64 // mean changes per second (1 / mean interval)
-	alpha  float64 // Pareto shape (> 1)
-	period int64   // quasi-deterministic slot period, ns
-	k      float64 // quasi-deterministic probability per slot
-	phase  int64   // quasi-deterministic slot phase, ns in [0, period)
+	kind    process.Kind
+	lambda  float64 // mean changes per second (1 / mean interval)
+	alpha   float64 // Pareto shape (> 1)
+	period  int64   // quasi-deterministic slot period, ns
+	k       float64 // quasi-deterministic probability per slot
+	logMiss float64 // process.LogMiss(k)
+	phase   int64   // quasi-deterministic slot phase, ns in [0, period)
 }
 
-func newChangeModel(kind Process, mean time.Duration, alpha float64, phase int64) changeModel {
+func newChangeModel(kind process.Kind, mean time.Duration, alpha float64, phase int64) changeModel {
 	m := changeModel{kind: kind, lambda: 1 / mean.Seconds(), alpha: alpha}
-	if kind == QuasiDeterministic {
-		p := time.Duration(0)
-		for _, c := range qdPeriods {
-			if c <= mean {
-				p = c
-			}
-		}
-		if p == 0 { // faster than hourly: one potential update per mean interval
-			p = mean
-		}
-		m.period = int64(p)
-		m.k = math.Min(1, float64(p)/float64(mean))
+	if kind == process.QuasiDeterministic {
+		p, k := process.Calendar(mean, time.Second)
+		m.period, m.k, m.logMiss = int64(p), k, process.LogMiss(k)
 		m.phase = phase % m.period
 	}
 	return m
@@ -77,14 +39,12 @@ func newChangeModel(kind Process, mean time.Duration, alpha float64, phase int64
 // interval draws an ordinary inter-change time from a uniform u in (0, 1].
 func (m *changeModel) interval(u float64) int64 {
 	switch m.kind {
-	case Pareto:
-		// Lomax tail (β/(β+t))^α with mean β/(α−1) = 1/λ (paper 002 §2.3).
-		beta := (m.alpha - 1) / m.lambda
-		return clampNs(beta * (math.Pow(u, -1/m.alpha) - 1) * 1e9)
-	case QuasiDeterministic:
+	case process.Pareto:
+		return clampNs(process.Lomax(u, m.alpha, process.LomaxScale(m.lambda, m.alpha)) * 1e9)
+	case process.QuasiDeterministic:
 		return m.period * m.geometric(u)
 	default:
-		return clampNs(-math.Log(u) / m.lambda * 1e9)
+		return clampNs(process.Exponential(u, m.lambda) * 1e9)
 	}
 }
 
@@ -92,25 +52,20 @@ func (m *changeModel) interval(u float64) int64 {
 // stationary process: the equilibrium (forward-recurrence) distribution
 // with density Ḡ(t)/mean. It starts the process of pages that already
 // exist when the simulation begins. For Pareto it is Lomax with shape α−1.
-// Quasi-deterministic pages are handled by firstAfter instead.
+// Quasi-deterministic pages start on their slot grid instead
+// (incarnation.delta).
 func (m *changeModel) residual(u float64) int64 {
-	if m.kind == Pareto {
-		beta := (m.alpha - 1) / m.lambda
-		return clampNs(beta * (math.Pow(u, -1/(m.alpha-1)) - 1) * 1e9)
+	if m.kind == process.Pareto {
+		return clampNs(process.Lomax(u, m.alpha-1, process.LomaxScale(m.lambda, m.alpha)) * 1e9)
 	}
 	return m.interval(u)
 }
 
 // geometric returns the number of potential slots up to and including the
-// next one that happens: Geometric(k) on {1, 2, ...}.
+// next one that happens (process.SlotsToChange), capped so that the time
+// it spans stays under maxInterval.
 func (m *changeModel) geometric(u float64) int64 {
-	if m.k >= 1 {
-		return 1
-	}
-	g := math.Ceil(math.Log(u) / math.Log1p(-m.k))
-	if g < 1 {
-		g = 1
-	}
+	g := process.SlotsToChange(u, m.logMiss)
 	if g*float64(m.period) > float64(maxInterval) {
 		return maxInterval / m.period
 	}
@@ -119,11 +74,7 @@ func (m *changeModel) geometric(u float64) int64 {
 
 // nextSlot returns the first quasi-deterministic slot strictly after t.
 func (m *changeModel) nextSlot(t int64) int64 {
-	r := (t - m.phase) % m.period
-	if r < 0 {
-		r += m.period
-	}
-	return t - r + m.period
+	return process.SlotAtOrBeforeNs(t, m.period, m.phase) + m.period
 }
 
 func clampNs(x float64) int64 {
@@ -153,7 +104,7 @@ type incarnation struct {
 func (in *incarnation) delta(i uint32) int64 {
 	u := splitmix.Open(splitmix.Hash2(in.key^tagInterval, uint64(i)))
 	if i == 1 {
-		if in.model.kind == QuasiDeterministic {
+		if in.model.kind == process.QuasiDeterministic {
 			first := in.model.nextSlot(in.origin) - in.origin
 			return first + in.model.period*(in.model.geometric(u)-1)
 		}

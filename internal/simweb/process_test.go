@@ -2,30 +2,21 @@ package simweb
 
 import (
 	"math"
-	"slices"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
+	"github.com/freshcrawl/freshcrawl/internal/change/process/processtest"
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
-// ks returns the Kolmogorov–Smirnov statistic D of samples against cdf.
-func ks(samples []float64, cdf func(float64) float64) float64 {
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	n := float64(len(s))
-	d := 0.0
-	for i, x := range s {
-		f := cdf(x)
-		d = max(d, f-float64(i)/n, float64(i+1)/n-f)
-	}
-	return d
-}
-
-// ksCritical01 is the asymptotic KS critical value at α = 0.01:
-// 1.628/√n (Smirnov). A correct generator exceeds it with probability 1 %;
-// seeds are fixed, so each test is deterministic.
-func ksCritical01(n int) float64 { return 1.628 / math.Sqrt(float64(n)) }
+// ksLevel is the significance of the Kolmogorov–Smirnov tests below: a
+// correct generator fails one with probability 0.01; seeds are fixed, so
+// each test is deterministic.
+const ksLevel = 0.01
 
 // chiSquareP returns the p-value of Pearson's statistic for observed
 // counts against expected probabilities.
@@ -46,7 +37,7 @@ func chiSquareP(obs []float64, probs []float64) (stat, p float64, df int) {
 	return stat, distuv.ChiSquared{K: float64(df)}.Survival(stat), df
 }
 
-func testIncarnation(kind Process, mean time.Duration, key uint64) incarnation {
+func testIncarnation(kind process.Kind, mean time.Duration, key uint64) incarnation {
 	return incarnation{key: key, born: 0, died: math.MaxInt64, origin: 0, model: newChangeModel(kind, mean, 1.5, int64(3*time.Hour))}
 }
 
@@ -62,12 +53,11 @@ func intervals(in *incarnation, n int) []float64 {
 // (dissertation Lemma 4.1).
 func TestPoissonIntervalsAreExponential(t *testing.T) {
 	for _, mean := range []time.Duration{time.Hour, 10 * day} {
-		in := testIncarnation(Poisson, mean, 42)
+		in := testIncarnation(process.Poisson, mean, 42)
 		xs := intervals(&in, 20000)
-		lambda := 1 / mean.Seconds()
-		d := ks(xs, func(x float64) float64 { return 1 - math.Exp(-lambda*x) })
-		if d > ksCritical01(len(xs)) {
-			t.Errorf("mean %v: KS D = %.4f > %.4f", mean, d, ksCritical01(len(xs)))
+		d, crit := processtest.KS(xs, processtest.ExponentialCDF(1/mean.Seconds())), processtest.Critical(ksLevel, float64(len(xs)))
+		if d > crit {
+			t.Errorf("mean %v: KS D = %.4f > %.4f", mean, d, crit)
 		}
 	}
 }
@@ -98,9 +88,9 @@ func TestWebPoissonPageChangeTimes(t *testing.T) {
 		xs = append(xs, float64(x-prev)/1e9)
 		prev = x
 	}
-	d := ks(xs, func(x float64) float64 { return 1 - math.Exp(-v.Rate*x) })
-	if d > ksCritical01(len(xs)) {
-		t.Errorf("KS D = %.4f > %.4f over %d intervals", d, ksCritical01(len(xs)), len(xs))
+	d, crit := processtest.KS(xs, processtest.ExponentialCDF(v.Rate)), processtest.Critical(ksLevel, float64(len(xs)))
+	if d > crit {
+		t.Errorf("KS D = %.4f > %.4f over %d intervals", d, crit, len(xs))
 	}
 }
 
@@ -109,21 +99,21 @@ func TestWebPoissonPageChangeTimes(t *testing.T) {
 // with shape α−1 (paper 002 §2.3; renewal theory).
 func TestParetoIntervals(t *testing.T) {
 	mean := 5 * day
-	in := testIncarnation(Pareto, mean, 7)
+	in := testIncarnation(process.Pareto, mean, 7)
 	alpha := in.model.alpha
 	beta := (alpha - 1) * mean.Seconds()
 	xs := intervals(&in, 20000)
-	if d := ks(xs, func(x float64) float64 { return 1 - math.Pow(beta/(beta+x), alpha) }); d > ksCritical01(len(xs)) {
-		t.Errorf("ordinary intervals: KS D = %.4f > %.4f", d, ksCritical01(len(xs)))
+	if d, crit := processtest.KS(xs, processtest.LomaxCDF(alpha, beta)), processtest.Critical(ksLevel, float64(len(xs))); d > crit {
+		t.Errorf("ordinary intervals: KS D = %.4f > %.4f", d, crit)
 	}
 	first := make([]float64, 5000)
 	for i := range first {
-		p := testIncarnation(Pareto, mean, uint64(1000+i))
+		p := testIncarnation(process.Pareto, mean, uint64(1000+i))
 		p.born = -1 // alive before the origin: stationary start
 		first[i] = float64(p.delta(1)) / 1e9
 	}
-	if d := ks(first, func(x float64) float64 { return 1 - math.Pow(beta/(beta+x), alpha-1) }); d > ksCritical01(len(first)) {
-		t.Errorf("residual at the origin: KS D = %.4f > %.4f", d, ksCritical01(len(first)))
+	if d, crit := processtest.KS(first, processtest.LomaxCDF(alpha-1, beta)), processtest.Critical(ksLevel, float64(len(first))); d > crit {
+		t.Errorf("residual at the origin: KS D = %.4f > %.4f", d, crit)
 	}
 }
 
@@ -131,7 +121,7 @@ func TestParetoIntervals(t *testing.T) {
 // (phase + j·period) and each potential update happens with probability k
 // (paper 002 §2.3): the number of slots between changes is geometric.
 func TestQuasiDeterministicChanges(t *testing.T) {
-	in := testIncarnation(QuasiDeterministic, 3*day, 11)
+	in := testIncarnation(process.QuasiDeterministic, 3*day, 11)
 	m := in.model
 	if m.period != int64(day) || math.Abs(m.k-1.0/3) > 1e-12 {
 		t.Fatalf("period %v k %g, want 24h and 1/3", time.Duration(m.period), m.k)
@@ -165,7 +155,7 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 	const years = 4
 	horizon := int64(years * 365 * day)
 	obs := make([]float64, 5)
-	var pages [numDomains]float64
+	var pages [evolution.NumDomains]float64
 	for si := range w.sites {
 		for slot := int32(0); slot < w.sites[si].pages; slot++ {
 			pages[w.sites[si].domain]++
@@ -179,9 +169,9 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 				}
 				n++
 			}
-			b := len(Bins) - 1
+			b := len(evolution.Bins) - 1
 			if n > 0 {
-				b = BinOf(time.Duration(horizon / int64(n)))
+				b = evolution.BinOf(time.Duration(horizon / int64(n)))
 			}
 			obs[b]++
 		}
@@ -190,7 +180,7 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 	total := float64(w.NumPages())
 	probs := make([]float64, 5)
 	H := float64(horizon) / 1e9
-	for b, bin := range Bins {
+	for b, bin := range evolution.Bins {
 		var inner [5]float64
 		const steps = 400
 		lo, hi := math.Log(float64(bin.Lo)/1e9), math.Log(float64(bin.Hi)/1e9)
@@ -198,16 +188,16 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 			mean := math.Exp(lo + (float64(s)+0.5)/steps*(hi-lo))
 			mu := H / mean
 			p := distuv.Poisson{Lambda: mu}
-			inner[len(Bins)-1] += p.Prob(0) / steps
+			inner[len(evolution.Bins)-1] += p.Prob(0) / steps
 			// Sum over counts in a window around the mean (±12 sd).
 			sd := math.Sqrt(mu)
 			for n := max(1, int(mu-12*sd)); float64(n) <= mu+12*sd+20; n++ {
-				inner[BinOf(time.Duration(H/float64(n)*1e9))] += p.Prob(float64(n)) / steps
+				inner[evolution.BinOf(time.Duration(H/float64(n)*1e9))] += p.Prob(float64(n)) / steps
 			}
 		}
-		for d := Domain(0); d < numDomains; d++ {
+		for d := evolution.Domain(0); d < evolution.NumDomains; d++ {
 			for k := range probs {
-				probs[k] += pages[d] / total * DomainShares[d][b] * inner[k]
+				probs[k] += pages[d] / total * evolution.DomainShares[d][b] * inner[k]
 			}
 		}
 	}
@@ -222,10 +212,10 @@ func TestRealisedIntervalsMatchCalibration(t *testing.T) {
 // as counting the change times from the origin (brute force).
 func TestCursorMatchesBruteForce(t *testing.T) {
 	w, _ := newTestWeb(t, func(c *Config) { c.Hosts, c.PagesPerHost, c.ParetoShare, c.QDShare = 3, 30, 0.34, 0.33 })
-	r := newStream(99)
+	r := splitmix.NewStream(99)
 	for k := 0; k < 3000; k++ {
-		si, slot := int32(r.intn(3)), int32(r.intn(30))
-		at := int64(r.float() * float64(200*day))
+		si, slot := int32(r.IntN(3)), int32(r.IntN(30))
+		at := int64(r.Float64() * float64(200*day))
 		v := w.VersionAt(si, slot, at)
 		if !v.Alive {
 			t.Fatalf("VersionAt returned a dead incarnation at %v", time.Duration(at))

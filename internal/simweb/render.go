@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/simweb/trap"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/words"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -49,8 +51,8 @@ func (w *Web) outLinks(si, slot int32, dst []link) []link {
 		}
 	}
 	structural := len(dst)
-	r := newStream(splitmix.Hash2(w.cfg.Seed^tagLinks, uint64(s.first)+uint64(slot)))
-	d := r.poisson(w.cfg.Links)
+	r := splitmix.NewStream(splitmix.Hash2(w.cfg.Seed^tagLinks, uint64(s.first)+uint64(slot)))
+	d := poisson(&r, w.cfg.Links)
 	random := d - structural
 	if random <= 0 || s.pages == 1 && len(w.sites) == 1 {
 		return dst
@@ -61,8 +63,8 @@ func (w *Web) outLinks(si, slot int32, dst []link) []link {
 	q = math.Max(0, math.Min(1, q))
 	ci := s.clusterOf(slot)
 	for k := 0; k < random; k++ {
-		intra := r.float() < q || len(w.sites) == 1
-		local := intra && ci >= 0 && r.float() < w.cfg.ClusterLocality
+		intra := r.Float64() < q || len(w.sites) == 1
+		local := intra && ci >= 0 && r.Float64() < w.cfg.ClusterLocality
 		// A page links to a target once. When attractiveness is very
 		// concentrated, weighted draws keep hitting the same hubs; after
 		// some collisions a local draw widens to the whole site, and a link
@@ -83,22 +85,22 @@ func (w *Web) outLinks(si, slot int32, dst []link) []link {
 // cluster ci, by attractiveness: in the same cluster (local), elsewhere in
 // the same site (intra), or on another site, where half the links go to
 // the home page.
-func (w *Web) randomTarget(r *stream, si int32, ci int, intra, local bool) link {
+func (w *Web) randomTarget(r *splitmix.Stream, si int32, ci int, intra, local bool) link {
 	s := &w.sites[si]
 	if intra {
 		if local {
 			c := &s.clusters[ci]
-			return link{si, w.pickWeighted(s.first+c.start, s.first+c.end, r.float()) - s.first}
+			return link{si, w.pickWeighted(s.first+c.start, s.first+c.end, r.Float64()) - s.first}
 		}
-		return link{si, w.pickWeighted(s.first, s.first+s.pages, r.float()) - s.first}
+		return link{si, w.pickWeighted(s.first, s.first+s.pages, r.Float64()) - s.first}
 	}
-	t := link{site: w.pickSite(r.float())}
+	t := link{site: w.pickSite(r.Float64())}
 	for try := 0; try < 8 && t.site == si; try++ {
-		t.site = w.pickSite(r.float())
+		t.site = w.pickSite(r.Float64())
 	}
 	ts := &w.sites[t.site]
-	if r.float() >= 0.5 {
-		t.slot = w.pickWeighted(ts.first, ts.first+ts.pages, r.float()) - ts.first
+	if r.Float64() >= 0.5 {
+		t.slot = w.pickWeighted(ts.first, ts.first+ts.pages, r.Float64()) - ts.first
 	}
 	return t
 }
@@ -124,14 +126,34 @@ type page struct {
 
 // render appends the HTML of a page version. The body is a pure function of
 // the seed, the page and its version: a stable part (the incarnation's
-// text) and a changing part (the version line and a news paragraph).
+// text) and a changing part (the version line and a news paragraph), then
+// the page's links as of the version's time.
 func (w *Web) render(dst []byte, p page) []byte {
-	s := &w.sites[p.si]
-	key := p.in.key
-	r := newStream(key ^ tagContent)
-	topic := topicWords[w.pageTopic(p.si, p.slot, key)]
-	m := p.malformed
+	dst = w.appendHead(dst, p)
+	dst = w.appendText(dst, p)
+	// Changing text: a news paragraph drawn from the version.
+	vr := splitmix.NewStream(splitmix.Hash2(p.in.key^tagVersion, uint64(p.version)))
+	dst = append(dst, "<div class=\"news\"><p>"...)
+	dst = w.corpus.AppendWords(dst, vr.IntN(words.CorpusWords), 40+vr.IntN(80))
+	dst = append(dst, "</p></div>\n"...)
 
+	s := &w.sites[p.si]
+	dst = append(dst, "<ul class=\"links\">\n"...)
+	for _, l := range w.cachedLinks(p.si, p.slot) {
+		dst = w.appendLink(dst, s, l, p.modified, p.malformed)
+	}
+	dst = w.appendFaultLinks(dst, s, p.slot, p.in.gen, p.modified)
+	dst = append(dst, "</ul>\n"...)
+	if p.malformed {
+		return append(dst, "<div><b><i>bold italic</b></i>\n</body>\n"...) // mis-nested, no </html>
+	}
+	return append(dst, "</body>\n</html>\n"...)
+}
+
+// appendHead appends a page version's head, with the simweb meta tag that
+// names the version (VersionOf reads it back), and the top of its body:
+// the title as a heading and the version line.
+func (w *Web) appendHead(dst []byte, p page) []byte {
 	dst = append(dst, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"...)
 	if p.latin1 {
 		dst = append(dst, "<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1252\">\n"...)
@@ -140,7 +162,7 @@ func (w *Web) render(dst []byte, p page) []byte {
 	}
 	titleStart := len(dst) + len("<title>")
 	dst = append(dst, "<title>"...)
-	dst = w.appendTitle(dst, p.si, p.slot, key)
+	dst = w.appendTitle(dst, p.si, p.slot, p.in.key)
 	title := string(dst[titleStart:])
 	dst = append(dst, "</title>\n<meta name=\"simweb\" content=\"site="...)
 	dst = strconv.AppendInt(dst, int64(p.si), 10)
@@ -151,7 +173,7 @@ func (w *Web) render(dst []byte, p page) []byte {
 	dst = append(dst, " version="...)
 	dst = strconv.AppendUint(dst, uint64(p.version), 10)
 	dst = append(dst, "\">\n</head>\n<body>\n"...)
-	if m {
+	if p.malformed {
 		dst = append(dst, "<H1>"...)
 	} else {
 		dst = append(dst, "<h1>"...)
@@ -161,26 +183,31 @@ func (w *Web) render(dst []byte, p page) []byte {
 	dst = strconv.AppendUint(dst, uint64(p.version), 10)
 	dst = append(dst, ", updated "...)
 	dst = w.simTime(p.modified).AppendFormat(dst, time.DateTime)
-	dst = append(dst, " UTC.</p>\n"...)
+	return append(dst, " UTC.</p>\n"...)
+}
 
-	// Stable text: about 1,200 words (≈ 10 KB pages with markup, ch. 3's
-	// average), with the topic word repeated a page-specific number of
-	// times so that some pages are "hot" for it (ch. 2: ≥ 10 occurrences).
-	words := int(math.Exp(7.0 + 0.5*gauss(&r)))
-	words = max(50, min(words, 20000))
-	mentions := r.poisson(-4 * math.Log(splitmix.Open(r.next())))
-	paras := 1 + words/120
+// appendText appends the incarnation's stable text: about 1,200 words
+// (≈ 10 KB pages with markup, ch. 3's average), with the topic word
+// repeated a page-specific number of times so that some pages are "hot"
+// for it (ch. 2: ≥ 10 occurrences).
+func (w *Web) appendText(dst []byte, p page) []byte {
+	r := splitmix.NewStream(p.in.key ^ tagContent)
+	topic := words.Topics[w.pageTopic(p.si, p.slot, p.in.key)]
+	nWords := int(math.Exp(7.0 + 0.5*gauss(&r)))
+	nWords = max(50, min(nWords, 20000))
+	mentions := poisson(&r, -4*math.Log(splitmix.Open(r.Uint64())))
+	paras := 1 + nWords/120
 	for i := 0; i < paras; i++ {
-		n := words / paras
+		n := nWords / paras
 		k := mentions / paras
 		if i < mentions%paras {
 			k++
 		}
 		dst = append(dst, "<p>"...)
-		start := r.intn(corpusWords)
+		start := r.IntN(words.CorpusWords)
 		for j := 0; j <= k; j++ {
 			piece := n / (k + 1)
-			dst = w.corpus.appendWords(dst, start+j*piece, piece)
+			dst = w.corpus.AppendWords(dst, start+j*piece, piece)
 			if j < k {
 				dst = append(dst, ' ')
 				dst = append(dst, topic...)
@@ -188,34 +215,18 @@ func (w *Web) render(dst []byte, p page) []byte {
 			}
 		}
 		if p.latin1 && i == 0 {
-			for _, lw := range latinWords[:3+r.intn(5)] {
+			for _, lw := range words.Latin[:3+r.IntN(5)] {
 				dst = append(dst, ' ')
 				dst = appendLatin1(dst, lw)
 			}
 		}
-		if m && i%2 == 1 {
+		if p.malformed && i%2 == 1 {
 			dst = append(dst, " 3 < 4 & so on\n"...) // unclosed paragraph, bare < and &
 		} else {
 			dst = append(dst, "</p>\n"...)
 		}
 	}
-
-	// Changing text: a news paragraph drawn from the version.
-	vr := newStream(splitmix.Hash2(key^tagVersion, uint64(p.version)))
-	dst = append(dst, "<div class=\"news\"><p>"...)
-	dst = w.corpus.appendWords(dst, vr.intn(corpusWords), 40+vr.intn(80))
-	dst = append(dst, "</p></div>\n"...)
-
-	dst = append(dst, "<ul class=\"links\">\n"...)
-	for _, l := range w.cachedLinks(p.si, p.slot) {
-		dst = w.appendLink(dst, s, l, p.modified, m)
-	}
-	dst = w.appendFaultLinks(dst, s, p.slot, p.in.gen, p.modified)
-	dst = append(dst, "</ul>\n"...)
-	if m {
-		return append(dst, "<div><b><i>bold italic</b></i>\n</body>\n"...) // mis-nested, no </html>
-	}
-	return append(dst, "</body>\n</html>\n"...)
+	return dst
 }
 
 // appendLink appends one list item linking to the generation of l alive
@@ -261,10 +272,10 @@ func (w *Web) appendFaultLinks(dst []byte, s *site, slot, gen int32, t int64) []
 	}
 	id := strconv.Itoa(int(slot))
 	if w.sticky(g, stickyRedirect, f.Redirect) {
-		item("/go/"+strconv.Itoa(f.RedirectHops)+s.path(slot, gen), "Moved page")
+		item(trap.RedirectPath(f.RedirectHops, s.path(slot, gen)), "Moved page")
 	}
 	if w.sticky(g, stickyLoop, f.Loop) {
-		item("/loop/a/"+id, "Circular page")
+		item(trap.LoopPath(id), "Circular page")
 	}
 	if w.sticky(g, stickyOversize, f.Oversize) {
 		item("/big/"+id+".html", "Large archive")
@@ -273,13 +284,9 @@ func (w *Web) appendFaultLinks(dst []byte, s *site, slot, gen int32, t int64) []
 		item("/bomb/"+id+".html", "Compressed report")
 	}
 	if slot == 0 && s.trap {
-		item(calendarPath(w.simTime(max(t, 0))), "Events calendar")
+		item(trap.CalendarPath(w.simTime(max(t, 0))), "Events calendar")
 	}
 	return dst
-}
-
-func calendarPath(t time.Time) string {
-	return "/calendar/" + t.Format(time.DateOnly) + ".html"
 }
 
 func appendLatin1(dst []byte, s string) []byte {
@@ -294,7 +301,7 @@ func appendLatin1(dst []byte, s string) []byte {
 }
 
 // gauss draws a standard normal variate (Box–Muller).
-func gauss(r *stream) float64 {
-	u1, u2 := splitmix.Open(r.next()), r.float()
+func gauss(r *splitmix.Stream) float64 {
+	u1, u2 := splitmix.Open(r.Uint64()), r.Float64()
 	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
 }

@@ -2,7 +2,6 @@ package simweb
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
@@ -11,6 +10,9 @@ import (
 // few integer coordinates (site, slot, generation, event index, purpose).
 // There is no shared generator, so pages can be generated lazily, in any
 // order, from any goroutine, and the same seed always gives the same web.
+// Where one decision needs many draws (the links of a page, the words of
+// a paragraph) they come from a splitmix.Stream seeded from the
+// coordinates.
 
 // Purpose tags keep the streams for different quantities independent.
 const (
@@ -28,29 +30,10 @@ const (
 	tagSiteWeight
 )
 
-// stream is a splitmix64 sequence seeded from a key: used where one
-// decision needs many draws (links of a page, words of a paragraph).
-type stream struct{ s uint64 }
-
-func newStream(key uint64) stream { return stream{s: key} }
-
-func (r *stream) next() uint64 {
-	r.s += splitmix.Gamma
-	return splitmix.Mix(r.s)
-}
-
-func (r *stream) float() float64 { return splitmix.Unit(r.next()) }
-
-// intn returns a value in [0, n) by Lemire's multiply-shift (bias < n/2^64).
-func (r *stream) intn(n int) int {
-	hi, _ := bits.Mul64(r.next(), uint64(n))
-	return int(hi)
-}
-
-// poisson draws a Poisson variate with the given mean (Knuth for small
-// means, a rounded normal approximation above 30 where the two agree to
-// well under the other approximations in the generator).
-func (r *stream) poisson(mean float64) int {
+// poisson draws a Poisson variate with the given mean from r (Knuth for
+// small means, a rounded normal approximation above 30 where the two agree
+// to well under the other approximations in the generator).
+func poisson(r *splitmix.Stream, mean float64) int {
 	if mean <= 0 {
 		return 0
 	}
@@ -58,7 +41,7 @@ func (r *stream) poisson(mean float64) int {
 		l := math.Exp(-mean)
 		k, p := 0, 1.0
 		for {
-			p *= r.float()
+			p *= r.Float64()
 			if p <= l {
 				return k
 			}
@@ -66,7 +49,7 @@ func (r *stream) poisson(mean float64) int {
 		}
 	}
 	// Box–Muller.
-	u1, u2 := splitmix.Open(r.next()), r.float()
+	u1, u2 := splitmix.Open(r.Uint64()), r.Float64()
 	z := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
 	v := int(math.Round(mean + math.Sqrt(mean)*z))
 	if v < 0 {

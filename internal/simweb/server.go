@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/freshcrawl/freshcrawl/internal/clock"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/trap"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -62,13 +63,13 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "/sitemap"):
 		w.serveSitemap(rw, r, si, path, now)
 	case strings.HasPrefix(path, "/calendar/") && s.trap:
-		w.serveCalendar(rw, path)
+		trap.Calendar(rw, path)
 	case strings.HasPrefix(path, "/go/"), strings.HasPrefix(path, "/loop/"):
-		w.serveRedirect(rw, path)
+		trap.Redirect(rw, path)
 	case strings.HasPrefix(path, "/big/") && w.cfg.Faults.Oversize > 0:
-		w.serveOversize(rw, r)
+		trap.Oversize(rw, r, w.cfg.Faults.OversizeBytes)
 	case strings.HasPrefix(path, "/bomb/") && w.cfg.Faults.Bomb > 0:
-		w.serveBomb(rw)
+		w.bomb.ServeHTTP(rw, r)
 	default:
 		w.servePage(rw, r, si, path, now)
 	}

@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/freshcrawl/freshcrawl/internal/simweb/trap"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/words"
 )
 
 // serverTestNet is a web served over real HTTP by an httptest server, with
@@ -700,7 +703,7 @@ func TestServerRedirects(t *testing.T) {
 			if want := "/go/" + strconv.Itoa(hops) + p.path; link != want {
 				t.Errorf("page %s links to %s, want %s", p.path, link, want)
 			}
-			resp, got, err := n.follow(hostURL(host, link), maxHops)
+			resp, got, err := n.follow(hostURL(host, link), trap.MaxHops)
 			if err != nil {
 				t.Fatalf("GET %s: %v", link, err)
 			}
@@ -715,10 +718,10 @@ func TestServerRedirects(t *testing.T) {
 		tests := []struct {
 			n      int
 			status int // of /go/n/...; 0 means it redirects n times to a 200
-		}{{1, 0}, {7, 0}, {maxHops, 0}, {0, http.StatusNotFound}, {maxHops + 1, http.StatusNotFound}}
+		}{{1, 0}, {7, 0}, {trap.MaxHops, 0}, {0, http.StatusNotFound}, {trap.MaxHops + 1, http.StatusNotFound}}
 		for _, tt := range tests {
 			link := fmt.Sprintf("/go/%d%s", tt.n, page)
-			resp, got, err := n.follow(hostURL(host, link), maxHops)
+			resp, got, err := n.follow(hostURL(host, link), trap.MaxHops)
 			if err != nil {
 				t.Fatalf("GET %s: %v", link, err)
 			}
@@ -970,8 +973,8 @@ func TestServerCharset(t *testing.T) {
 				}
 				// Decoded as windows-1252 (Latin-1 for these letters), the
 				// page carries its accented words intact.
-				if text := decodeLatin1(body); !containsAny(text, latinWords) {
-					t.Errorf("%s: no accented word of %q in the decoded page", p, latinWords)
+				if text := decodeLatin1(body); !containsAny(text, words.Latin) {
+					t.Errorf("%s: no accented word of %q in the decoded page", p, words.Latin)
 				}
 			}
 		})

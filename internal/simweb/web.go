@@ -10,6 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/trap"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/words"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -66,11 +70,13 @@ const (
 // Zone is the DNS zone all simweb hosts live under (RFC 2606 reserves .test).
 const Zone = "test"
 
+const day = 24 * time.Hour
+
 // site is one host of the synthetic web.
 type site struct {
 	name       string
-	domain     Domain
-	process    Process
+	domain     evolution.Domain
+	process    process.Kind
 	validators ValidatorMode
 	robots     RobotsMode
 	crawlDelay int // seconds; 0 = none declared
@@ -115,17 +121,16 @@ type Web struct {
 	byName  map[string]int32
 	cum     []float64 // cumulative page attractiveness over global slots
 	siteCum []float64 // cumulative site attractiveness
-	corpus  corpus
+	corpus  words.Corpus
 	clock   Clock
 
-	cells   []cell
-	links   []atomic.Pointer[[]link] // out-links per global slot, filled on first use
-	locks   [1 << 12]sync.Mutex
-	reqs    []atomic.Uint64 // requests per site: the index for transient faults
-	audit   *Audit
-	date    atomic.Pointer[httpDate]
-	bombGz  []byte
-	bombOne sync.Once
+	cells []cell
+	links []atomic.Pointer[[]link] // out-links per global slot, filled on first use
+	locks [1 << 12]sync.Mutex
+	reqs  []atomic.Uint64 // requests per site: the index for transient faults
+	audit *Audit
+	date  atomic.Pointer[httpDate]
+	bomb  trap.Bomb
 }
 
 // cell caches the live incarnation of a slot and a cursor into its events.
@@ -149,7 +154,7 @@ func New(cfg Config, clock Clock) (*Web, error) {
 		clock:  clock,
 		byName: make(map[string]int32, cfg.Hosts),
 	}
-	w.corpus = newCorpus(cfg.Seed)
+	w.corpus = words.NewCorpus(cfg.Seed ^ tagCorpus)
 	w.buildSites()
 	w.buildWeights()
 	n := len(w.cum)
@@ -157,6 +162,7 @@ func New(cfg Config, clock Clock) (*Web, error) {
 	w.links = make([]atomic.Pointer[[]link], n)
 	w.reqs = make([]atomic.Uint64, len(w.sites))
 	w.audit = newAudit(w, cfg.Audit)
+	w.bomb.Size = cfg.Faults.BombBytes
 	return w, nil
 }
 
@@ -177,45 +183,45 @@ func (w *Web) buildSites() {
 	w.sites = make([]site, cfg.Hosts)
 	first := int32(0)
 	for i := range w.sites {
-		r := newStream(splitmix.Hash2(cfg.Seed^tagSite, uint64(i)))
+		r := splitmix.NewStream(splitmix.Hash2(cfg.Seed^tagSite, uint64(i)))
 		s := &w.sites[i]
 		// Domains by a golden-ratio sequence: Table 4.1's proportions hold
 		// closely for any number of hosts, and the classes are interleaved.
-		s.domain = drawDomain(math.Mod(float64(i+1)*0.6180339887498949+splitmix.Unit(cfg.Seed), 1))
-		s.name = fmt.Sprintf("h%d-%s.%s", i, tldFor(s.domain, r.float()), Zone)
-		switch u := r.float(); {
+		s.domain = evolution.DrawDomain(math.Mod(float64(i+1)*0.6180339887498949+splitmix.Unit(cfg.Seed), 1))
+		s.name = fmt.Sprintf("h%d-%s.%s", i, tldFor(s.domain, r.Float64()), Zone)
+		switch u := r.Float64(); {
 		case u < cfg.ParetoShare:
-			s.process = Pareto
+			s.process = process.Pareto
 		case u < cfg.ParetoShare+cfg.QDShare:
-			s.process = QuasiDeterministic
+			s.process = process.QuasiDeterministic
 		}
-		switch u := r.float(); {
+		switch u := r.Float64(); {
 		case u < cfg.Validators.Absent:
 			s.validators = Absent
 		case u < cfg.Validators.Absent+cfg.Validators.Wrong:
 			s.validators = Wrong
 		}
-		switch u := r.float(); {
+		switch u := r.Float64(); {
 		case u < cfg.Robots.NotFound:
 			s.robots = RobotsNotFound
 		case u < cfg.Robots.NotFound+cfg.Robots.ServerError:
 			s.robots = RobotsServerError
 		}
-		if u := r.float(); s.robots == RobotsOK && u < cfg.Robots.CrawlDelay {
-			s.crawlDelay = 1 + r.intn(cfg.Robots.MaxCrawlDelay)
+		if u := r.Float64(); s.robots == RobotsOK && u < cfg.Robots.CrawlDelay {
+			s.crawlDelay = 1 + r.IntN(cfg.Robots.MaxCrawlDelay)
 		}
-		switch u := r.float(); {
+		switch u := r.Float64(); {
 		case u < cfg.Sitemaps.None:
 			s.sitemap = SitemapNone
 		case u < cfg.Sitemaps.None+cfg.Sitemaps.Wrong:
 			s.sitemap = SitemapWrong
 		}
-		s.sitemapFmt = r.intn(3)
-		s.gzip = r.float() < cfg.GzipShare
-		s.trap = r.float() < cfg.Faults.Trap
-		s.phase = int64(r.float() * float64(day))
-		s.created = -int64((1 + 4*r.float()) * float64(365*day))
-		s.deploy = int64((3 + 25*r.float()) * float64(day))
+		s.sitemapFmt = r.IntN(3)
+		s.gzip = r.Float64() < cfg.GzipShare
+		s.trap = r.Float64() < cfg.Faults.Trap
+		s.phase = int64(r.Float64() * float64(day))
+		s.created = -int64((1 + 4*r.Float64()) * float64(365*day))
+		s.deploy = int64((3 + 25*r.Float64()) * float64(day))
 		s.first = first
 		s.pages = int32(cfg.PagesPerHost)
 		s.clusters = makeClusters(&r, s.pages, s.robots == RobotsOK)
@@ -227,14 +233,14 @@ func (w *Web) buildSites() {
 
 // tldFor names a site's top-level domain within its class, in the
 // proportions of Table 4.1's footnotes (org 19 / net 11, gov 28 / mil 2).
-func tldFor(d Domain, u float64) string {
+func tldFor(d evolution.Domain, u float64) string {
 	switch d {
-	case NetOrg:
+	case evolution.NetOrg:
 		if u < 19.0/30 {
 			return "org"
 		}
 		return "net"
-	case Gov:
+	case evolution.Gov:
 		if u < 28.0/30 {
 			return "gov"
 		}
@@ -246,7 +252,7 @@ func tldFor(d Domain, u float64) string {
 // makeClusters splits slots 1..pages−1 into directories of about
 // clusterSize pages, each with a topic; on hosts with a robots.txt, about
 // one directory in six (at least one on hosts with several) is private.
-func makeClusters(r *stream, pages int32, robots bool) []cluster {
+func makeClusters(r *splitmix.Stream, pages int32, robots bool) []cluster {
 	if pages <= 1 {
 		return nil
 	}
@@ -262,13 +268,13 @@ func makeClusters(r *stream, pages int32, robots bool) []cluster {
 		if int32(i) < extra {
 			end++
 		}
-		topic := drawTopic(r.float())
-		dir := topicWords[topic]
+		topic := words.DrawTopic(r.Float64())
+		dir := words.Topics[topic]
 		used[dir]++
 		if used[dir] > 1 {
 			dir += "-" + strconv.Itoa(used[dir])
 		}
-		private := robots && n > 1 && (i == int(n)-1 || r.float() < 1.0/6)
+		private := robots && n > 1 && (i == int(n)-1 || r.Float64() < 1.0/6)
 		if private {
 			dir = "private/" + dir
 		}
@@ -420,7 +426,7 @@ func (w *Web) nextDeath(si, slot, gen int32, born int64) int64 {
 // lifeDraw is the i-th exponential lifetime draw of a slot.
 func (w *Web) lifeDraw(si, slot int32, i uint64) int64 {
 	s := &w.sites[si]
-	mean := float64(MeanLifespan[s.domain]) / w.cfg.Churn
+	mean := float64(evolution.MeanLifespan[s.domain]) / w.cfg.Churn
 	return clampNs(-math.Log(splitmix.Open(splitmix.Hash3(w.cfg.Seed^tagLife, uint64(s.first)+uint64(slot), i))) * mean)
 }
 
@@ -444,7 +450,7 @@ func (w *Web) cachedGenAt(si, slot int32, t int64) int32 {
 func (w *Web) incarnation(si, slot, gen int32, born, died int64) incarnation {
 	s := &w.sites[si]
 	key := splitmix.Hash3(w.cfg.Seed, uint64(s.first)+uint64(slot), uint64(gen))
-	mean := drawInterval(s.domain, splitmix.Unit(splitmix.Hash2(key^tagRate, 1)), splitmix.Unit(splitmix.Hash2(key^tagRate, 2)))
+	mean := evolution.DrawInterval(s.domain, splitmix.Unit(splitmix.Hash2(key^tagRate, 1)), splitmix.Unit(splitmix.Hash2(key^tagRate, 2)))
 	in := incarnation{
 		site: si, slot: slot, gen: gen, key: key, born: born, died: died,
 		model: newChangeModel(s.process, mean, w.cfg.ParetoAlpha, s.phase),
@@ -457,7 +463,7 @@ func (w *Web) incarnation(si, slot, gen int32, born, died int64) incarnation {
 		// equilibrium law), never before the birth.
 		u := splitmix.Open(splitmix.Hash2(key^tagInterval, 0))
 		var back int64
-		if in.model.kind == QuasiDeterministic {
+		if in.model.kind == process.QuasiDeterministic {
 			back = in.model.period - in.model.nextSlot(0) + in.model.period*(in.model.geometric(u)-1)
 		} else {
 			back = in.model.residual(u)
@@ -477,7 +483,7 @@ type Version struct {
 	Next            int64  // simulated ns of the next change (math.MaxInt64 if never)
 	Born, Died      int64
 	Rate            float64 // mean changes per second
-	Process         Process
+	Process         process.Kind
 }
 
 // state returns the incarnation of a slot alive at t and the cursor at the

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden.txt")
@@ -237,14 +239,14 @@ func TestValidators(t *testing.T) {
 // (f, T], else its age is T minus the first change after f (or the death).
 func TestEvaluateMatchesBruteForce(t *testing.T) {
 	w, _ := newTestWeb(t, func(c *Config) { c.Hosts, c.PagesPerHost = 10, 50 })
-	r := newStream(5)
+	r := splitmix.NewStream(5)
 	T := int64(60 * day)
 	var copies []Copy
 	var fresh int
 	var ageSum float64
 	for k := 0; k < 500; k++ {
-		si, slot := int32(r.intn(10)), int32(r.intn(50))
-		f := int64(r.float() * float64(T))
+		si, slot := int32(r.IntN(10)), int32(r.IntN(50))
+		f := int64(r.Float64() * float64(T))
 		v := w.VersionAt(si, slot, f)
 		copies = append(copies, Copy{URL: w.URL(si, slot, v.Gen), Version: v.Version})
 		_, died := w.lifetime(si, slot, v.Gen)

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/change/process/processtest"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -165,8 +165,8 @@ func TestGammaProcess(t *testing.T) {
 }
 
 // gammaVariate draws from Gamma(α, 1): a Kolmogorov–Smirnov test against
-// the gamma CDF (at α = 1, the exponential distribution), and the mean. The
-// KS critical value at significance 0.001 is 1.95/√N.
+// the gamma CDF (at α = 1, the exponential distribution) at significance
+// 0.001, and the mean.
 func TestGammaVariate(t *testing.T) {
 	const draws = 20000
 	for _, alpha := range []float64{0.3, 0.5, 1, 2, 5} {
@@ -177,13 +177,8 @@ func TestGammaVariate(t *testing.T) {
 			x[i] = gammaVariate(rng, alpha)
 			sum += x[i]
 		}
-		slices.Sort(x)
-		var d float64
-		for i, v := range x {
-			f := mathext.GammaIncReg(alpha, v)
-			d = max(d, math.Abs(f-float64(i)/draws), math.Abs(f-float64(i+1)/draws))
-		}
-		if crit := 1.95 / math.Sqrt(draws); d > crit {
+		d := processtest.KS(x, func(v float64) float64 { return mathext.GammaIncReg(alpha, v) })
+		if crit := processtest.Critical(0.001, draws); d > crit {
 			t.Errorf("α = %g: KS distance %.4f > %.4f", alpha, d, crit)
 		}
 		// The mean is α with standard error √(α/N).

@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
+	"github.com/freshcrawl/freshcrawl/internal/change/process"
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/sim"
-	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
 // TestCh4PagesMix checks the drawn pages against the ch. 4 mix they are
 // drawn from: each Fig. 4.2 bar's share within 4 binomial standard errors
-// of simweb.PrintedShares, every mean interval inside simweb's range, the
+// of evolution.PrintedShares, every mean interval inside simweb's range, the
 // Last-Modified share likewise, and the mix model's process shares.
 func TestCh4PagesMix(t *testing.T) {
 	const n = 20000
@@ -24,8 +25,8 @@ func TestCh4PagesMix(t *testing.T) {
 	var lm, pareto, qd float64
 	for _, p := range ps {
 		mean := 1 / p.Process.Rate
-		b := simweb.BinOf(timeSeconds(mean))
-		if lo, hi := simweb.Bins[0].Lo.Seconds(), simweb.Bins[4].Hi.Seconds(); mean < lo*(1-1e-9) || mean > hi*(1+1e-9) {
+		b := evolution.BinOf(timeSeconds(mean))
+		if lo, hi := evolution.Bins[0].Lo.Seconds(), evolution.Bins[4].Hi.Seconds(); mean < lo*(1-1e-9) || mean > hi*(1+1e-9) {
 			t.Fatalf("mean interval %g s outside [%g, %g]", mean, lo, hi)
 		}
 		bars[b]++
@@ -33,13 +34,13 @@ func TestCh4PagesMix(t *testing.T) {
 			lm++
 		}
 		switch p.Process.Kind {
-		case sim.Pareto:
+		case process.Pareto:
 			pareto++
-		case sim.QuasiDeterministic:
+		case process.QuasiDeterministic:
 			qd++
 		}
 	}
-	for b, want := range simweb.PrintedShares {
+	for b, want := range evolution.PrintedShares {
 		if got := bars[b] / n; math.Abs(got-want) > se(want) {
 			t.Errorf("bar %d: share %.4f, want %.2f", b, got, want)
 		}

@@ -2,10 +2,9 @@ package simpolicy
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/freshcrawl/freshcrawl/internal/change/evolution"
 	"github.com/freshcrawl/freshcrawl/internal/sim"
-	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
 )
 
@@ -46,27 +45,18 @@ const ParetoAlpha = 1.5
 
 // Ch4Pages returns n pages whose mean change intervals follow the ch. 4
 // rate mix exactly as simweb draws it: a Fig. 4.2 bar by
-// simweb.PrintedShares (23/15/16/16/30 %), then log-uniform inside the bar's
-// simweb.Bins range (30 min–2 h, 1 d–1 wk, 1 wk–30 d, 30–120 d,
+// evolution.PrintedShares (23/15/16/16/30 %), then log-uniform inside the
+// bar's evolution.Bins range (30 min–2 h, 1 d–1 wk, 1 wk–30 d, 30–120 d,
 // 120 d–3 y). The all-domain shares are used directly: simweb's per-domain
-// rows reproduce them to within 0.01 (simweb's calibration test). A share
+// rows reproduce them to within 0.01 (evolution's test). A share
 // lastMod of the pages send an honest Last-Modified. Every page has weight
 // 1 and its own host. The same seed gives the same pages.
 func Ch4Pages(n int, m Model, lastMod float64, seed uint64) []sim.Page {
 	ps := make([]sim.Page, n)
 	for i := range ps {
 		u := func(k uint64) float64 { return splitmix.Unit(hash(hash(seed, uint64(i)), k)) }
-		b := len(simweb.PrintedShares) - 1
-		acc, u0 := 0.0, u(0)
-		for j, s := range simweb.PrintedShares {
-			acc += s
-			if u0 < acc {
-				b = j
-				break
-			}
-		}
-		lo, hi := simweb.Bins[b].Lo.Seconds(), simweb.Bins[b].Hi.Seconds()
-		mean := math.Exp(math.Log(lo) + u(1)*(math.Log(hi)-math.Log(lo)))
+		b := evolution.Bar(evolution.PrintedShares, u(0))
+		mean := evolution.LogUniform(evolution.Bins[b].Lo.Seconds(), evolution.Bins[b].Hi.Seconds(), u(1))
 		kind := m
 		if m == Mix {
 			switch x := u(2); {
