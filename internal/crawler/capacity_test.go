@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -27,15 +26,8 @@ func TestCapacity(t *testing.T) {
 		maxHeld := int64(0)
 		var c *Crawler
 		cfg.OnFetch = func(Event) { maxHeld = max(maxHeld, c.held.Load()) }
-		var err error
-		if c, err = New(cfg); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		if err := c.Run(ctx); err != nil {
-			t.Fatal(err)
-		}
+		c = newCrawler(t, cfg)
+		runFor(t, c, 3*time.Second)
 		st := c.Stats()
 		// Count independently from the page rows.
 		held, rows := 0, 0

@@ -487,11 +487,7 @@ func TestRevisitsLeaveRoomForNewURLs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if err := c.Run(ctx); err != nil {
-			t.Fatal(err)
-		}
+		runFor(t, c, 2*time.Second)
 		left := c.Stats().Queued
 		if err := c.Close(); err != nil {
 			t.Fatal(err)

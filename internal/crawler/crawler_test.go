@@ -107,6 +107,27 @@ func testConfig(t testing.TB, dir string, at endpoint) Config {
 	}
 }
 
+// newCrawler makes a crawler of cfg, failing the test if it cannot.
+func newCrawler(t testing.TB, cfg Config) *Crawler {
+	t.Helper()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// runFor runs c until d has passed on the test's clock, failing the test
+// if Run fails; c stays open.
+func runFor(t testing.TB, c *Crawler, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCrawlSmallWeb(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		sc := simweb.DefaultConfig()
@@ -116,15 +137,8 @@ func TestCrawlSmallWeb(t *testing.T) {
 		cfg := testConfig(t, t.TempDir(), addr)
 		cfg.Seeds = seedsOf(web)
 		cfg.Delay = 25 * time.Millisecond
-		c, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
-		defer cancel()
-		if err := c.Run(ctx); err != nil {
-			t.Fatal(err)
-		}
+		c := newCrawler(t, cfg)
+		runFor(t, c, 8*time.Second)
 		st := c.Stats()
 		t.Logf("stats: %+v", st)
 		if err := c.Close(); err != nil {

@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -27,15 +26,8 @@ func TestLinkGraphRecorded(t *testing.T) {
 		cfg.Seeds = seedsOf(web)
 		cfg.Delay = -1
 		cfg.Revisit = time.Second
-		c, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
-		defer cancel()
-		if err := c.Run(ctx); err != nil {
-			t.Fatal(err)
-		}
+		c := newCrawler(t, cfg)
+		runFor(t, c, 6*time.Second)
 		st := c.Stats()
 		c.Close()
 		if st.Pages < 2*st.Held {

@@ -76,10 +76,7 @@ func crawlUntil(t *testing.T, cfg Config, n int64, limit time.Duration) *Crawler
 			fetches.Add(1)
 		}
 	}
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newCrawler(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	go func() {

@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -59,15 +58,8 @@ func TestReadStatus(t *testing.T) {
 			}
 		}
 		start := time.Now()
-		c, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-		defer cancel()
-		if err := c.Run(ctx); err != nil {
-			t.Fatal(err)
-		}
+		c := newCrawler(t, cfg)
+		runFor(t, c, 1500*time.Millisecond)
 		stats := c.Stats()
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
