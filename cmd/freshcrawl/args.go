@@ -16,8 +16,8 @@ import (
 )
 
 // newFlagSet returns the flag set of the command name, which prints
-// nothing itself: parseArgs reports a mistake in one line, and the
-// command's help function prints -h.
+// nothing itself: parseArgs reports a mistake in one line, and printHelp
+// answers -h.
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -26,7 +26,7 @@ func newFlagSet(name string) *flag.FlagSet {
 }
 
 // parseArgs parses the arguments of the command name into fs, which takes
-// no positional arguments. On -h it prints help to stdout; on a mistake,
+// no positional arguments. On -h it prints the command's help to stdout; on a mistake,
 // one line to stderr. It returns false, with the exit status, when the
 // command should stop there.
 func parseArgs(name string, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool) {
