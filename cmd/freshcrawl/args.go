@@ -26,9 +26,9 @@ func newFlagSet(name string) *flag.FlagSet {
 }
 
 // parseArgs parses the arguments of the command name into fs, which takes
-// no positional arguments. On -h it prints the command's help to stdout; on a mistake,
-// one line to stderr. It returns false, with the exit status, when the
-// command should stop there.
+// no positional arguments. On -h it prints the command's help to stdout;
+// on a mistake, one line to stderr. It returns false, with the exit
+// status, when the command should stop there.
 func parseArgs(name string, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
