@@ -46,12 +46,13 @@ func (c *Crawler) stageSitemaps(txn *store.Txn, sitemaps []string, enq map[strin
 			items = append(items, discovered{url: u, kind: store.KindSitemap})
 		}
 	}
-	return c.enqueue(txn, items, enq, "")
+	_, err := c.enqueue(txn, items, enq, "")
+	return err
 }
 
 // stageFound queues what the page led to: its redirect target, links,
-// sitemap entries and child sitemaps.
-func (c *Crawler) stageFound(txn *store.Txn, pr *pageResult, enq map[string]int) error {
+// sitemap entries and child sitemaps. It returns how many were new.
+func (c *Crawler) stageFound(txn *store.Txn, pr *pageResult, enq map[string]int) (int, error) {
 	var found []discovered
 	if resp := pr.resp; resp != nil && resp.Location != "" && resp.Status >= 300 && resp.Status < 400 {
 		if int(pr.item.Hops) >= c.cfg.MaxRedirects {
@@ -62,7 +63,7 @@ func (c *Crawler) stageFound(txn *store.Txn, pr *pageResult, enq map[string]int)
 	}
 	found = c.admitLinks(pr, found)
 	if err := c.stageLinks(txn, pr); err != nil {
-		return err
+		return 0, err
 	}
 	site := ""
 	if len(pr.entries) > 0 || len(pr.children) > 0 {
@@ -72,7 +73,7 @@ func (c *Crawler) stageFound(txn *store.Txn, pr *pageResult, enq map[string]int)
 		found = append(found, discovered{url: e.Loc, kind: store.KindPage})
 		if !e.LastMod.IsZero() && urlx.SiteKey(urlx.Host(e.Loc)) == site {
 			if err := txn.SetLastMod(e.Loc, e.LastMod); err != nil {
-				return err
+				return 0, err
 			}
 		}
 	}
@@ -129,9 +130,9 @@ func (c *Crawler) stageLinks(txn *store.Txn, pr *pageResult) error {
 }
 
 // enqueue queues the URLs that are in scope and within the trap limits,
-// grouped by host. With site set, only URLs of that site are taken (a
-// sitemap speaks only for its own site).
-func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int, site string) error {
+// grouped by host, and returns how many were new. With site set, only URLs
+// of that site are taken (a sitemap speaks only for its own site).
+func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int, site string) (int, error) {
 	byHost := map[string][]store.Item{}
 	var order []string
 	for _, d := range found {
@@ -144,10 +145,11 @@ func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int
 		}
 		byHost[host] = append(byHost[host], store.Item{URL: d.url, Kind: d.kind, Hops: d.hops})
 	}
+	total := 0
 	for _, host := range order {
 		queued, dropped, err := txn.Enqueue(host, byHost[host], uint64(c.cfg.MaxURLsPerHost))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if dropped > 0 {
 			c.stats.trapped.Add(int64(dropped))
@@ -160,9 +162,10 @@ func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int
 			c.log.Debug("host URL limit reached", "host", host, "dropped", dropped)
 		}
 		enq[host] += queued
+		total += queued
 		c.stats.discovered.Add(int64(queued))
 	}
-	return nil
+	return total, nil
 }
 
 // admissible reports whether a found URL may be queued: it has a host, is

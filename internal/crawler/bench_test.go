@@ -104,7 +104,7 @@ func TestBigFrontier(t *testing.T) {
 		}
 		txn := c.store.Begin()
 		enq := map[string]int{}
-		if err := c.enqueue(txn, found, enq, ""); err != nil {
+		if _, err := c.enqueue(txn, found, enq, ""); err != nil {
 			t.Fatal(err)
 		}
 		if err := txn.Commit(); err != nil {

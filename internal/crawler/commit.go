@@ -238,10 +238,16 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 	if err := c.membership(txn, o, r); err != nil {
 		return err
 	}
-	if err := c.stageRow(txn, o.t.h, pr, r); err != nil {
+	// What the page led to goes first: the URLs it revealed are its
+	// discovery value, which may bring its next visit forward.
+	found, err := c.stageFound(txn, pr, enq)
+	if err != nil {
 		return err
 	}
-	return c.stageFound(txn, pr, enq)
+	if r.visit != nil && pr.known {
+		c.refresh.Discovered(&r.page, found, pr.prev.LastFetch, r.page.LastFetch)
+	}
+	return c.stageRow(txn, o.t.h, pr, r)
 }
 
 // stageRow stages the page's row and visit, its host's change record, its

@@ -313,7 +313,7 @@ func (c *Config) refresh() refresh.Config {
 	return refresh.Config{
 		Policy: c.Policy, Objective: c.Objective, CrawlCost: c.CrawlCost, MaxRevisit: c.MaxRevisit,
 		Revisit: c.Revisit, Budget: c.Budget, Capacity: c.MaxPages, ChangeDecay: c.ChangeDecay,
-		TimeScale: c.TimeScale, Logger: c.Logger,
+		TimeScale: c.TimeScale, Logger: c.Logger, Now: c.Now,
 	}
 }
 

@@ -109,6 +109,8 @@ type Crawler struct {
 	robots  *robots.Cache
 	sched   *scheduler
 	limiter *limiter
+	// queued is the hosts' queued URLs when size.Queued last counted.
+	queued atomic.Int64
 	// ranker orders new URLs and refines a full collection; nil under
 	// breadth-first ordering.
 	ranker *rank.Ranker
@@ -301,7 +303,7 @@ func (c *Crawler) addSeeds(seeds []string) error {
 		c.scopeSites[s] = true
 	}
 	txn = c.store.Begin()
-	if err := c.enqueue(txn, found, map[string]int{}, ""); err != nil {
+	if _, err := c.enqueue(txn, found, map[string]int{}, ""); err != nil {
 		txn.Abort()
 		return fmt.Errorf("crawl: seeds: %w", err)
 	}
@@ -340,6 +342,23 @@ type size struct{ c *Crawler }
 
 func (s size) Held() int64  { return s.c.held.Load() }
 func (s size) Seen() uint64 { return s.c.store.SeenCount() }
+
+// Queued counts the new URLs waiting in the hosts' queues. It may be
+// asked with the scheduler's lock held (by the committer, releasing
+// hosts): it then answers the count it took last.
+func (s size) Queued() int64 {
+	sc := s.c.sched
+	if sc == nil || !sc.mu.TryLock() {
+		return s.c.queued.Load()
+	}
+	n := 0
+	for _, h := range sc.hosts {
+		n += h.queued
+	}
+	sc.mu.Unlock()
+	s.c.queued.Store(int64(n))
+	return int64(n)
+}
 
 // fail records a fatal error; Run returns the first.
 func (c *Crawler) fail(err error) {

@@ -51,6 +51,7 @@ func (m *Module) Observe(h *Host, prev *store.Page, wasHeld bool, a Answer, chan
 	}
 	stats.Decay = m.decay()
 	hc.pool.Decay = stats.Decay
+	m.pool.Decay = stats.Decay
 	if wasHeld && a.Status == http.StatusOK {
 		hc.judgeValidators(prev, a, changed)
 	}
@@ -60,6 +61,7 @@ func (m *Module) Observe(h *Host, prev *store.Page, wasHeld bool, a Answer, chan
 		fold := func(obs change.Observation, at float64) {
 			stats.Add(obs, at)
 			hc.pool.Add(obs, at)
+			m.pool.Add(obs, at)
 			if group != nil {
 				group.pool.Decay = stats.Decay
 				group.pool.Add(obs, at)
@@ -242,7 +244,7 @@ func (m *Module) estimate(hc *hostChange, group *groupChange, s *change.Stats) c
 	if group != nil {
 		gp = &group.pool
 	}
-	return Estimator(&hc.state, &hc.pool, gp, m.basePrior).Estimate(s)
+	return Estimator(&hc.state, &hc.pool, gp, m.crawlPrior()).Estimate(s)
 }
 
 // Estimator is the crawler's estimator for a page of a host whose state

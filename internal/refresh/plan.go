@@ -96,6 +96,7 @@ func (c Config) PlanBin(p *store.Page) schedule.Bin {
 // seconds, and short whether the shortest of them was at most a sixth of
 // the mean, so a change seen even then.
 type censoring struct {
+	compared   int // comparisons made
 	allChanged int
 	mean       float64
 	short      bool
@@ -123,11 +124,14 @@ func (cs censoring) fast() bool {
 // censoringOf decodes p's change summary once for PlanRate and plan.
 func censoringOf(p *store.Page) censoring {
 	var st change.Stats
-	if len(p.Change) == 0 || st.UnmarshalBinary(p.Change) != nil || st.Changed() < st.N()*(1-1e-9) {
+	if len(p.Change) == 0 || st.UnmarshalBinary(p.Change) != nil {
 		return censoring{}
 	}
+	if st.Changed() < st.N()*(1-1e-9) {
+		return censoring{compared: st.Count()}
+	}
 	mean := st.SumIntervals() / st.N()
-	return censoring{allChanged: st.Count(), mean: mean, short: st.MinChanged()*6 <= mean}
+	return censoring{compared: st.Count(), allChanged: st.Count(), mean: mean, short: st.MinChanged()*6 <= mean}
 }
 
 // openPlan builds the planner of a planned policy from the store's
@@ -270,6 +274,9 @@ func (m *Module) plan(p *store.Page) float64 {
 		// every 3) from one that changes at every moment (96 % at 8 a
 		// day), which PlanRate then gives up.
 		iv = min(iv, cs.mean/8)
+	}
+	if cs.compared < explore && m.planFast {
+		iv = min(iv, m.uniformInterval().Seconds())
 	}
 	return max(iv, minRevisit.Seconds())
 }

@@ -90,13 +90,13 @@ func wait(p *store.Page, iv time.Duration, now time.Time) time.Time {
 type uniform struct{ m *Module }
 
 func (u uniform) Next(_ *Host, p *store.Page, _, _ bool, now time.Time) {
-	p.NextDue = now.Add(u.m.Uniform())
+	p.NextDue = now.Add(u.m.uniformInterval())
 }
 
-func (u uniform) Interval(*Host, *store.Page) time.Duration { return u.m.Uniform() }
+func (u uniform) Interval(*Host, *store.Page) time.Duration { return u.m.uniformInterval() }
 
 func (u uniform) Postpone(_ *Host, p *store.Page, now time.Time) time.Time {
-	return wait(p, u.m.Uniform(), now)
+	return wait(p, u.m.uniformInterval(), now)
 }
 
 func (u uniform) Retry(*store.Page) time.Duration { return u.m.Uniform() }
@@ -115,7 +115,11 @@ func (pl planned) Next(h *Host, p *store.Page, prevHeld, _ bool, now time.Time) 
 	}
 	pl.m.noteLoad(h, old, 1/iv)
 	p.Interval = iv
-	p.NextDue = now.Add(pl.m.stretch(h, iv))
+	next := pl.m.stretch(h, iv)
+	if d := pl.m.discoveryInterval(p); d > 0 {
+		next = min(next, d)
+	}
+	p.NextDue = now.Add(next)
 }
 
 func (pl planned) Interval(h *Host, p *store.Page) time.Duration {
@@ -129,6 +133,9 @@ func (pl planned) Postpone(h *Host, p *store.Page, now time.Time) time.Time {
 	iv := pl.m.Uniform()
 	if p.Held && p.Kind == store.KindPage {
 		iv = pl.Interval(h, p)
+	}
+	if d := pl.m.discoveryInterval(p); d > 0 {
+		iv = min(iv, d)
 	}
 	return wait(p, iv, now)
 }

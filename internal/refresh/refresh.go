@@ -146,6 +146,8 @@ type Config struct {
 	// Logger receives warnings about unreadable records; nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// Now is the crawler's clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Check reports what is wrong with the configuration, as Open would.
@@ -180,6 +182,9 @@ func (c *Config) defaults() error {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
 	return nil
 }
 
@@ -190,6 +195,8 @@ type Size interface {
 	Held() int64
 	// Seen is the number of URLs ever seen.
 	Seen() uint64
+	// Queued is the number of new URLs waiting to be fetched.
+	Queued() int64
 }
 
 // Module is the UpdateModule of one crawl. Its methods may be called by
@@ -214,7 +221,15 @@ type Module struct {
 	// basePrior is the change-rate prior of pages of a host with too
 	// little history of its own.
 	basePrior change.Prior
-	log       *slog.Logger
+	// pool is the crawl's pooled change history, all hosts together
+	// (committer only), and poolPrior the prior learnt from it when it
+	// had poolAt observations (crawlPrior).
+	pool      change.Stats
+	poolPrior change.Prior
+	poolAt    int
+	// queue caches Size.Queued (discover.go).
+	queue queuedCache
+	log   *slog.Logger
 }
 
 // Open returns the module of the crawl whose state is s, its plan built
@@ -252,14 +267,6 @@ func (m *Module) Uniform() time.Duration {
 		capacity = float64(max(m.size.Seen(), uint64(m.size.Held()), 1))
 	}
 	return max(time.Second, time.Duration(capacity/m.cfg.Budget*float64(time.Second)))
-}
-
-// revisitBudget is the rate of revisits the held pages share, per second:
-// the share of Budget the held pages are of the capacity (as the uniform
-// interval gives them), or, without a budget, the collection once per
-// Revisit interval (DefaultRevisit if unset).
-func (m *Module) revisitBudget() float64 {
-	return float64(m.size.Held()) / m.Uniform().Seconds()
 }
 
 // maxRevisit is the longest revisit interval, on the crawler's clock.

@@ -295,6 +295,24 @@ func (p *Planner) Interval(rate, weight float64) float64 {
 	return bound(p.freq(rate, weightOr1(weight), x), lo, hi)
 }
 
+// Multiplier returns the Lagrange multiplier μ of the Freshness and Age
+// rules at the maintained parameter (its inverse), re-solving first if
+// the plan has moved; 0 before there is a plan, and for the other rules.
+func (p *Planner) Multiplier() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cfg.Rule != Freshness && p.cfg.Rule != Age {
+		return 0
+	}
+	if p.dirty || p.moved >= max(minResolve, resolveShare*p.pages, float64(len(p.bins))) {
+		p.solve()
+	}
+	if !(p.x > 0) {
+		return 0
+	}
+	return 1 / p.x
+}
+
 // Frequency returns 1/Interval.
 func (p *Planner) Frequency(rate, weight float64) float64 {
 	return 1 / p.Interval(rate, weight)

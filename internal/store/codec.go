@@ -11,8 +11,9 @@ import (
 // newer binary's rows are never silently misread by an older one.
 const (
 	// pageVersion 3 added Change, Rate and Checked, version 4 Interval and
-	// Modified; rows of versions 2 and 3 still decode.
-	pageVersion = 5
+	// Modified, version 5 Weight, version 6 Found and Exposure; rows of
+	// versions 2 to 5 still decode.
+	pageVersion = 6
 	// visitVersion 2 added Modified; rows of version 1 still decode.
 	visitVersion = 2
 )
@@ -186,7 +187,9 @@ func encodePage(p *Page) []byte {
 	b = appendTime(b, p.Checked)
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Interval))
 	b = appendTime(b, p.Modified)
-	return binary.BigEndian.AppendUint64(b, math.Float64bits(p.Weight))
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Weight))
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Found))
+	return binary.BigEndian.AppendUint64(b, math.Float64bits(p.Exposure))
 }
 
 func decodePage(b []byte) (Page, error) {
@@ -235,6 +238,10 @@ func decodePage(b []byte) (Page, error) {
 	}
 	if v >= 5 {
 		p.Weight = math.Float64frombits(d.uint64())
+	}
+	if v >= 6 {
+		p.Found = math.Float64frombits(d.uint64())
+		p.Exposure = math.Float64frombits(d.uint64())
 	}
 	if err := d.finish("page"); err != nil {
 		return Page{}, err

@@ -58,7 +58,7 @@ func TestPageRoundTrip(t *testing.T) {
 			Kind: math.MaxUint8, Held: true, NextDue: maxTime, CaptureTime: maxTime,
 			PayloadDigest: "\xff", RecordID: string(bytes.Repeat([]byte("r"), 300)), Location: "\x00",
 			Change: bytes.Repeat([]byte{0xff}, 5000), Rate: math.MaxFloat64, Checked: maxTime,
-			Interval: math.Inf(1), Modified: maxTime, Weight: 123.5,
+			Interval: math.Inf(1), Modified: maxTime, Weight: 123.5, Found: 7.25, Exposure: 3600,
 		}},
 		{"min", Page{
 			FirstSeen:   time.Unix(-1<<62, 0).UTC(),
@@ -160,9 +160,9 @@ func TestPageHeldByte(t *testing.T) {
 	// With every field after Kind empty, Held is the byte after Kind, which
 	// is followed by six one-byte fields (two zero times, four empty
 	// strings), the 8-byte Rate, one more zero time, the 8-byte Interval,
-	// a zero time and the 8-byte Weight.
+	// a zero time, the 8-byte Weight, Found and Exposure.
 	enc := encodePage(&Page{Kind: 0xab})
-	i := len(enc) - 33
+	i := len(enc) - 49
 	if enc[i-1] != 0xab || enc[i] != 0 {
 		t.Fatalf("layout changed: %x", enc)
 	}
@@ -256,14 +256,19 @@ func TestDecodeOlderVersions(t *testing.T) {
 	p := Page{URL: "u", Status: 200, Held: true, Change: []byte{1}, Rate: 2}
 	b := encodePage(&p)
 	// A version-2 row is the same bytes without Change, Rate, Checked,
-	// Interval, Modified and Weight; version 3 without the last three;
-	// version 4 without Weight.
-	old := append([]byte{2}, b[1:len(b)-len(appendString(nil, string(p.Change)))-8-1-8-1-8]...)
-	v3 := append([]byte{3}, b[1:len(b)-8-1-8]...)
+	// Interval, Modified, Weight, Found and Exposure; version 3 without
+	// the last five; version 4 without the last three, version 5 without
+	// the last two.
+	old := append([]byte{2}, b[1:len(b)-len(appendString(nil, string(p.Change)))-8-1-8-1-8-16]...)
+	v3 := append([]byte{3}, b[1:len(b)-8-1-8-16]...)
+	v5 := append([]byte{5}, b[1:len(b)-16]...)
+	if got, err := decodePage(v5); err != nil || !reflect.DeepEqual(got, p) {
+		t.Errorf("version 5 page = %+v, %v; want %+v", got, err, p)
+	}
 	if got, err := decodePage(v3); err != nil || !reflect.DeepEqual(got, p) {
 		t.Errorf("version 3 page = %+v, %v; want %+v", got, err, p)
 	}
-	v4 := append([]byte{4}, b[1:len(b)-8]...)
+	v4 := append([]byte{4}, b[1:len(b)-8-16]...)
 	if got, err := decodePage(v4); err != nil || !reflect.DeepEqual(got, p) {
 		t.Errorf("version 4 page = %+v, %v; want %+v", got, err, p)
 	}

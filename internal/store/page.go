@@ -75,6 +75,12 @@ type Page struct {
 	// freshness (dissertation §5.6): its PageRank or backlinks over those
 	// of the average page held, as last ranked; zero if not ranked.
 	Weight float64
+	// Found and Exposure are what the page's fetches have led to: the new
+	// URLs its answers queued, and the seconds of the page's life those
+	// answers covered, both forgotten as the change history is. Found
+	// over Exposure is the rate at which the page reveals new URLs, its
+	// discovery value to the refresh plan.
+	Found, Exposure float64
 }
 
 // Visit is one fetch of a page as the change-rate estimators see it.
