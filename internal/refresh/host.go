@@ -84,6 +84,9 @@ type hostChange struct {
 	// to change alike (paper 001 §4.4 groups its corpus likewise). Loaded
 	// from the store on first use; at most maxGroups.
 	groups map[string]*groupChange
+	// burst is the sample of the host's recent comparisons that tells a
+	// sweep (burst.go); in memory only.
+	burst burst
 }
 
 // groupChange is the pooled history of one URL-pattern group of a host.

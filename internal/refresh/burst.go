@@ -1,0 +1,99 @@
+package refresh
+
+import (
+	"math"
+	"time"
+)
+
+// Bursts. Real sites change in sweeps: a deploy, a template edit, a
+// translation batch touches a large share of a site's pages at once.
+// Estimates of each page's rate cannot see a sweep coming, and after it
+// the pages not yet revisited stay stale until their turn. Paper 004
+// (Cho & Ntoulas) refreshes a site after sampling it: the share of a
+// sample of its pages that changed estimates the share of the whole site
+// that did. The crawler's revisits of a host are such a sample, drawn as
+// the plan goes. Each comparison of a held page is weighed against what
+// its estimate expected, the chance 1 − e^{−λ·I} of a change in the
+// interval I since its last check; when the recent comparisons of a host
+// find many more changes than expected, and most of them changed, the
+// host is in a sweep: the rest of its pages are brought forward, each if
+// what it buys beats the plan's price of a visit (PullForward).
+
+// burstMemory is the weight a comparison keeps at the next one: the
+// recent sample is about the last 1/(1 − burstMemory) = 8 comparisons.
+const burstMemory = 7.0 / 8
+
+// Thresholds of a sweep: the sample must hold at least burstMin
+// comparisons' weight and burstChanges changes, a share of at least
+// burstShare of it changed, and the changes must be at least twice what
+// the estimates expected plus burstChanges (a sample where every page was
+// expected to change is no sign of a sweep).
+const (
+	burstMin     = 4
+	burstChanges = 3
+	burstShare   = 0.5
+)
+
+// burst is a host's recent sample: the weights of its comparisons (n), of
+// those that changed (x) and of the changes its pages' estimates expected
+// (e), and when it last declared a sweep.
+type burst struct {
+	n, x, e float64
+	fired   time.Time
+}
+
+// note folds in one comparison of a page whose rate was estimated at rate
+// (per second) over interval seconds, and reports the share of the host's
+// pages a sweep has changed, or 0 if there is no sweep. After a sweep the
+// sample starts afresh, and no other is declared within cooldown.
+func (b *burst) note(rate, interval float64, changed bool, now time.Time, cooldown time.Duration) float64 {
+	expect := 1.0
+	if rate >= 0 && interval >= 0 && !math.IsInf(rate*interval, 1) {
+		expect = -math.Expm1(-rate * interval)
+	}
+	b.n = b.n*burstMemory + 1
+	b.x *= burstMemory
+	b.e = b.e*burstMemory + expect
+	if changed {
+		b.x++
+	}
+	if b.n < burstMin || b.x < burstChanges || b.x < burstShare*b.n || b.x < 2*b.e+burstChanges {
+		return 0
+	}
+	if !b.fired.IsZero() && now.Sub(b.fired) < cooldown {
+		return 0
+	}
+	share := (b.x - b.e) / (b.n - b.e) // the changes the estimates did not expect, among the pages they did not expect to change
+	*b = burst{fired: now}
+	return min(max(share, 0), 1)
+}
+
+// Sweep folds a comparison at now of a page of host h, estimated to change
+// at rate per second and compared interval seconds after its last check,
+// into the host's sample, and returns the share of the host's pages a
+// sweep has just been found to have changed (0: none).
+func (m *Module) Sweep(h *Host, rate, interval float64, changed bool, now time.Time) float64 {
+	if m.planner == nil || !m.planFast {
+		return 0
+	}
+	return m.changeOf(h).burst.note(rate, interval, changed, now, m.Uniform()/4)
+}
+
+// PullForward reports when a page of a host in a sweep that changed a
+// share of its pages, due at due, should be visited instead: now plus
+// offset, if the freshness it buys, the share times the time it would
+// otherwise stay stale (due − now), is worth more than a visit's price in
+// the plan (the multiplier μ). ok is false if it should keep its time.
+func (m *Module) PullForward(share float64, due, now time.Time, offset time.Duration) (time.Time, bool) {
+	if m.planner == nil || !(share > 0) {
+		return time.Time{}, false
+	}
+	at := now.Add(offset)
+	if !due.After(at) {
+		return time.Time{}, false
+	}
+	if share*due.Sub(at).Seconds() <= m.multiplier() {
+		return time.Time{}, false
+	}
+	return at, true
+}

@@ -1,0 +1,94 @@
+package refresh
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/schedule"
+)
+
+// TestBurstSweep checks that a host whose pages, expected to change one
+// time in ten, all change at once is found in a sweep after a few
+// comparisons, with the share the estimates did not expect; that pages
+// expected to change are no sign of one; and the cooldown.
+func TestBurstSweep(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	rate, iv := -math.Log(0.9)/100, 100.0 // a change in 100 s with probability 0.1
+	var b burst
+	fired, at := 0.0, 0
+	for i := range 20 {
+		if s := b.note(rate, iv, true, now, time.Hour); s > 0 && fired == 0 {
+			fired, at = s, i+1
+		}
+	}
+	if at == 0 || at > 6 {
+		t.Fatalf("sweep found after %d comparisons, want within 6", at)
+	}
+	if fired < 0.9 {
+		t.Errorf("share %v, want near 1: every page changed", fired)
+	}
+	b = burst{}
+	for i := range 50 {
+		if s := b.note(1, 100, true, now.Add(time.Duration(i)*time.Hour), time.Hour); s > 0 {
+			t.Fatalf("pages expected to change, and changing, declared a sweep at %d", i)
+		}
+	}
+	b = burst{}
+	n := 0
+	for i := range 40 {
+		if b.note(rate, iv, true, now.Add(time.Duration(i)*time.Minute), time.Hour) > 0 {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("40 changes in 40 minutes, cooldown an hour: %d sweeps, want 1", n)
+	}
+}
+
+// TestBurstFalseAlarms counts sweeps declared on a host whose pages change
+// independently at the rates estimated (brute force: 100,000 comparisons
+// at each of several change probabilities); there should be almost none.
+func TestBurstFalseAlarms(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 4))
+	for _, p := range []float64{0.05, 0.2, 0.35, 0.5} {
+		var b burst
+		rate := -math.Log(1-p) / 100
+		now := time.Unix(1e9, 0)
+		fires := 0
+		const n = 100000
+		for range n {
+			now = now.Add(time.Minute)
+			if b.note(rate, 100, r.Float64() < p, now, 0) > 0 {
+				fires++
+			}
+		}
+		t.Logf("p %v: %d sweeps", p, fires)
+		if limit := n / 1000; fires > limit {
+			t.Errorf("change probability %v: %d sweeps in %d comparisons, want at most %d", p, fires, n, limit)
+		}
+	}
+}
+
+// TestPullForward checks the price test: a page is brought forward when
+// the share times the time it would stay stale beats the plan's
+// multiplier, and never moved later.
+func TestPullForward(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	m := openTest(t, Config{Budget: 10, Now: func() time.Time { return now }}, fixedSize{held: 1000, seen: 1000})
+	for range 1000 {
+		m.planner.Add(schedule.BinOf(1e-3, 1), 1)
+	}
+	mu := m.multiplier()
+	wait := time.Duration(2 * mu / 0.5 * float64(time.Second)) // gain 2μ at share 0.5
+	if at, ok := m.PullForward(0.5, now.Add(wait), now, time.Second); !ok || !at.Equal(now.Add(time.Second)) {
+		t.Errorf("gain 2μ: %v, %v; want pulled to a second from now", at, ok)
+	}
+	if _, ok := m.PullForward(0.5, now.Add(wait/3), now, time.Second); ok {
+		t.Error("gain 2μ/3: pulled forward")
+	}
+	if _, ok := m.PullForward(1, now.Add(time.Millisecond), now, time.Second); ok {
+		t.Error("a page due before the offset was moved later")
+	}
+}
