@@ -678,7 +678,9 @@ func (w *Web) simTime(ns int64) time.Time { return w.cfg.Epoch.Add(time.Duration
 func (w *Web) Disallowed(si int32, path, ua string) bool { return w.sites[si].disallowed(path, ua) }
 
 // CrawlDelay returns the Crawl-delay of site si's robots.txt (0: none).
-func (w *Web) CrawlDelay(si int32) time.Duration { return time.Duration(w.sites[si].crawlDelay) * time.Second }
+func (w *Web) CrawlDelay(si int32) time.Duration {
+	return time.Duration(w.sites[si].crawlDelay) * time.Second
+}
 
 // Allowed reports whether the robots.txt of a URL's host lets userAgent
 // fetch it: the same rule the audit counts disallowed requests by (a host
