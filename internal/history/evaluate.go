@@ -15,10 +15,16 @@ import (
 // copy of a deleted page is stale since the deletion. Keys the history
 // does not have are counted as Unknown.
 func (h *History) Evaluate(t int64, copies []simweb.Copy) simweb.Quality {
+	return Evaluate(t, copies, h.Lookup)
+}
+
+// Evaluate is History.Evaluate with the pages found by lookup, which
+// returns nil for a URL it does not know.
+func Evaluate(t int64, copies []simweb.Copy, lookup func(url string) *Page) simweb.Quality {
 	var q simweb.Quality
 	var ageSum float64
 	for _, c := range copies {
-		p := h.Lookup(c.URL)
+		p := lookup(c.URL)
 		if p == nil {
 			q.Unknown++
 			continue

@@ -61,6 +61,17 @@ func New(headers []Header, end int64, pages []Page) (*History, error) {
 	return &History{Headers: headers, End: end, Pages: pages}, nil
 }
 
+// NewPage checks a page's events, as Page says they must be, and returns
+// the page indexed for the queries.
+func NewPage(key string, events []Event) (Page, error) {
+	if err := checkEvents(events); err != nil {
+		return Page{}, fmt.Errorf("history: %s: %w", key, err)
+	}
+	p := Page{Key: key, Events: events}
+	p.index()
+	return p, nil
+}
+
 // checkEvents reports the first breach of the rules on a page's events.
 func checkEvents(ev []Event) error {
 	if len(ev) == 0 {
