@@ -22,32 +22,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
-// demoUsage is demo's -h, which it prints on stderr before the flags.
-const demoUsage = `Usage: freshcrawl demo [flags]
-
-Start a synthetic web (simweb) in this process and crawl it, with a fetch
-budget below what keeping every page fresh would need, printing a live line:
-pages held, fetches per second, and the collection's true freshness and age,
-which simweb knows because it knows which version of every page is live.
-
-  fresh   share of the pages robots.txt lets the crawler fetch whose held
-          copy is the live version (pages not yet held count as not fresh, so
-          this rises as the crawl fills the collection, then settles where
-          the budget holds it)
-  held    the same share among the pages held
-  age     mean age of the held copies, in simulated time (dissertation §5.2:
-          how long a copy has been out of date; 0 if fresh)
-  rate within 2×
-          of the pages fetched at least three times, the share whose
-          estimated change rate (dissertation ch. 6, paper 001) is within a
-          factor of 2 of simweb's true rate, and how many there are
-
-Simulated time runs -speed times faster than wall time; politeness (the
-per-host delay, robots.txt Crawl-delay) is in wall time. Stop with Ctrl-C.
-
-Flags:
-`
-
 // demoOptions are the demo's settings.
 type demoOptions struct {
 	web              simweb.Config
@@ -62,7 +36,7 @@ type demoOptions struct {
 
 // demoFlags defines the demo's flags on a new FlagSet bound to o.
 func demoFlags(o *demoOptions, stderr io.Writer) *flag.FlagSet {
-	fs := newStderrFlagSet("demo", demoUsage, stderr)
+	fs := newStderrFlagSet("demo", stderr)
 	fs.IntVar(&o.web.Hosts, "hosts", o.web.Hosts, "hosts of the synthetic web")
 	fs.IntVar(&o.web.PagesPerHost, "pages", o.web.PagesPerHost, "pages per host")
 	fs.Uint64Var(&o.web.Seed, "seed", o.web.Seed, "simweb seed: the same seed gives the same web")

@@ -16,22 +16,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 )
 
-// simwebUsage is simweb's -h, which it prints on stderr before the flags.
-const simwebUsage = `Usage: freshcrawl simweb [flags]
-
-Serve a synthetic web on loopback: many virtual hosts under the .test zone on
-one listener, pages that change over simulated time by processes calibrated to
-Cho's 1999 measurements, robots.txt, sitemaps, validators, injected faults,
-and a control API that knows the truth (which version of every page is live)
-and audits politeness.
-
-Reach a host as a proxy client (curl -x http://127.0.0.1:8080 http://h0-com.test/)
-or by overriding name resolution (curl --connect-to ::127.0.0.1:8080 http://h0-com.test/).
-The control API (see README) is on -control.
-
-Flags:
-`
-
 // simwebOptions are the simweb command's flags: the web's config, and
 // how to serve or describe it.
 type simwebOptions struct {
@@ -44,7 +28,7 @@ type simwebOptions struct {
 // simwebFlags defines the simweb command's flags on a new FlagSet bound to
 // o, whose cfg holds the defaults.
 func simwebFlags(o *simwebOptions, stderr io.Writer) *flag.FlagSet {
-	fs := newStderrFlagSet("simweb", simwebUsage, stderr)
+	fs := newStderrFlagSet("simweb", stderr)
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "random seed: the same seed gives the same web")
 	fs.IntVar(&o.cfg.Hosts, "hosts", o.cfg.Hosts, "number of hosts")
 	fs.IntVar(&o.cfg.PagesPerHost, "pages", o.cfg.PagesPerHost, "pages per host")

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/splitmix"
@@ -236,4 +237,47 @@ func poisson(r *splitmix.Stream, mu float64) int {
 func gauss(r *splitmix.Stream) float64 {
 	u1, u2 := splitmix.Open(r.Uint64()), r.Float64()
 	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+}
+
+// burstyKeys name the fields of a BurstyConfig that ParseBursty sets.
+var burstyKeys = map[string]func(*BurstyConfig) *float64{
+	"years": func(c *BurstyConfig) *float64 { return &c.Years }, "rate": func(c *BurstyConfig) *float64 { return &c.Rate },
+	"spread": func(c *BurstyConfig) *float64 { return &c.Spread }, "drift": func(c *BurstyConfig) *float64 { return &c.Drift },
+	"memory": func(c *BurstyConfig) *float64 { return &c.Memory }, "sweeps": func(c *BurstyConfig) *float64 { return &c.Sweeps },
+	"sweep-min": func(c *BurstyConfig) *float64 { return &c.SweepMin }, "sweep-max": func(c *BurstyConfig) *float64 { return &c.SweepMax },
+	"batches": func(c *BurstyConfig) *float64 { return &c.Batches }, "growth": func(c *BurstyConfig) *float64 { return &c.Growth },
+	"deaths": func(c *BurstyConfig) *float64 { return &c.Deaths },
+}
+
+// ParseBursty sets the fields of base that spec names, as comma-separated
+// name=value items (sites, pages, and the lower-case field names, with
+// sweep-min and sweep-max), and checks the result.
+func ParseBursty(spec string, base BurstyConfig) (BurstyConfig, error) {
+	c := base
+	for _, item := range strings.Split(spec, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(item, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		switch field, ok := burstyKeys[k]; {
+		case err != nil:
+			return base, fmt.Errorf("bursty %q: want name=number", item)
+		case k == "sites" || k == "pages":
+			n := int(x)
+			if float64(n) != x {
+				return base, fmt.Errorf("bursty %q: want a whole number", item)
+			}
+			if k == "sites" {
+				c.Sites = n
+			} else {
+				c.Pages = n
+			}
+		case !ok:
+			return base, fmt.Errorf("bursty %q: unknown name (known: sites, pages, years, rate, spread, drift, memory, sweeps, sweep-min, sweep-max, batches, growth, deaths)", item)
+		default:
+			*field(&c) = x
+		}
+	}
+	return c, c.check()
 }

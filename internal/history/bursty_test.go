@@ -3,6 +3,7 @@ package history
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -98,6 +99,25 @@ func TestBurstyConfigErrors(t *testing.T) {
 		mod(&c)
 		if _, err := Bursty(c); err == nil {
 			t.Errorf("%+v: no error", c)
+		}
+	}
+}
+
+func TestParseBursty(t *testing.T) {
+	tests := []struct{ spec, err string }{
+		{"sites=2, pages=50,years=1.5,sweep-max=0.9", ""},
+		{"sites=2.5", "want a whole number"},
+		{"speed=3", "unknown name"},
+		{"rate", "want name=number"},
+		{"sweep-min=0.8", "sweep-min ≤ sweep-max"},
+	}
+	for _, tt := range tests {
+		c, err := ParseBursty(tt.spec, DefaultBursty())
+		if tt.err == "" && (err != nil || c.Sites != 2 || c.Pages != 50 || c.Years != 1.5 || c.SweepMax != 0.9 || c.Rate != DefaultBursty().Rate) {
+			t.Errorf("%q: %+v, %v", tt.spec, c, err)
+		}
+		if tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("%q: error %v, want %q", tt.spec, err, tt.err)
 		}
 	}
 }
