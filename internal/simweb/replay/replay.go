@@ -277,3 +277,6 @@ func (s *Server) Truth(rawURL string, d time.Duration) (simweb.PageTruth, error)
 }
 
 func unix(sec int64) time.Time { return time.Unix(sec, 0).UTC() }
+
+// Now returns the history instant being served, as a date.
+func (s *Server) Now() time.Time { return unix(s.Instant(s.clock.Now())) }
