@@ -81,7 +81,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	d := &demo{copies: map[string]uint32{}, rates: map[string]estimated{}, first: map[string]time.Duration{}, stdout: stdout, stderr: stderr}
 	var err error
-	if o.hist.File != "" || o.hist.Bursty != "" {
+	if o.hist.File != "" || o.hist.Bursty {
 		o.hist.Speed, o.hist.Seed = replaySpeed(fs, o.web.Speed), o.web.Seed
 		var s *replay.Server
 		s, err = replay.Open(o.hist)

@@ -76,7 +76,7 @@ func runSimweb(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if o.hist.File != "" || o.hist.Bursty != "" {
+	if o.hist.File != "" || o.hist.Bursty {
 		o.hist.Speed, o.hist.Seed, o.hist.Audit = replaySpeed(fs, o.cfg.Speed), o.cfg.Seed, o.cfg.Audit
 		s, err := replay.Open(o.hist)
 		if err != nil {

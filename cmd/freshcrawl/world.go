@@ -50,7 +50,8 @@ func (w poissonWorld) LivePages(t time.Duration) int {
 // history (internal/simweb/replay) to o.
 func historyFlags(fs *flag.FlagSet, o *replay.Options) {
 	fs.StringVar(&o.File, "replay", "", "serve this change-history file (the format of the data README) instead of the Poisson web")
-	fs.StringVar(&o.Bursty, "bursty", "", `serve a generated bursty history: "default" or name=value items, e.g. sites=8,sweeps=4 (see -h)`)
+	fs.BoolVar(&o.Bursty, "bursty", false, "serve a generated bursty history instead of the Poisson web (its parameters: -bursty-config)")
+	fs.StringVar(&o.BurstySpec, "bursty-config", "", "with -bursty: name=value items that change the defaults, e.g. sites=8,sweeps=4 (see -h)")
 	fs.IntVar(&o.Group, "group", 100, "with -replay or -bursty: pages per host, in key order")
 	fs.StringVar(&o.From, "from", "", "with -replay or -bursty: start at this date (YYYY-MM-DD or RFC 3339; default: the first event)")
 	fs.StringVar(&o.To, "to", "", "with -replay or -bursty: freeze the world at this date (default: never)")

@@ -13,10 +13,12 @@ import (
 
 // Options say, as the command line does, which history to serve and how:
 // a file in the dataset format (File, with the keys in Drop left out), or
-// a generated bursty history (Bursty: "default" or history.ParseBursty's
-// name=value items, seeded with Seed).
+// a generated bursty history (Bursty, with history.ParseBursty's
+// name=value items in BurstySpec changing the defaults, seeded with Seed).
 type Options struct {
-	File, Bursty string
+	File       string
+	Bursty     bool
+	BurstySpec string
 	Drop         string // comma-separated keys
 	From, To     string // YYYY-MM-DD or RFC 3339; empty: the history's first event, and never
 	Group        int
@@ -40,7 +42,7 @@ func Open(o Options) (*Server, error) {
 	if cfg.To, err = parseDate("to", o.To); err != nil {
 		return nil, err
 	}
-	if cfg.From.IsZero() && o.Bursty != "" {
+	if cfg.From.IsZero() && o.Bursty {
 		cfg.From = time.Unix(h.Pages[0].Created(), 0)
 	}
 	return New(h, cfg, nil)
@@ -64,14 +66,14 @@ func parseDate(name, v string) (time.Time, error) {
 // history reads or generates the history, and names its hosts.
 func (o Options) history() (*history.History, string, error) {
 	switch {
-	case o.File != "" && o.Bursty != "":
+	case o.File != "" && o.Bursty:
 		return nil, "", fmt.Errorf("-replay and -bursty: choose one")
-	case o.Bursty != "":
+	case o.Bursty:
 		cfg := history.DefaultBursty()
 		cfg.Seed = o.Seed
-		cfg, err := history.ParseBursty(strings.TrimPrefix(o.Bursty, "default"), cfg)
+		cfg, err := history.ParseBursty(o.BurstySpec, cfg)
 		if err != nil {
-			return nil, "", fmt.Errorf("-bursty: %w", err)
+			return nil, "", fmt.Errorf("-bursty-config: %w", err)
 		}
 		h, err := history.Bursty(cfg)
 		return h, "bursty", err
