@@ -84,8 +84,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	if o.hist.File != "" || o.hist.Bursty {
 		o.hist.Speed, o.hist.Seed = replaySpeed(fs, o.web.Speed), o.web.Seed
 		var s *replay.Server
-		s, err = replay.Open(o.hist)
-		d.web, d.describe = s, fmt.Sprintf("replay of %d pages on %d hosts", len(s.History().Pages), s.NumSites())
+		if s, err = replay.Open(o.hist); err == nil {
+			d.web, d.describe = s, fmt.Sprintf("replay of %d pages on %d hosts", len(s.History().Pages), s.NumSites())
+		}
 	} else {
 		var web *simweb.Web
 		web, err = simweb.New(o.web, nil)

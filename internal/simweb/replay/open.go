@@ -19,12 +19,12 @@ type Options struct {
 	File       string
 	Bursty     bool
 	BurstySpec string
-	Drop         string // comma-separated keys
-	From, To     string // YYYY-MM-DD or RFC 3339; empty: the history's first event, and never
-	Group        int
-	Speed        float64
-	Seed         uint64
-	Audit        simweb.AuditConfig
+	Drop       string // comma-separated keys
+	From, To   string // YYYY-MM-DD or RFC 3339; empty: the history's first event, and never
+	Group      int
+	Speed      float64
+	Seed       uint64
+	Audit      simweb.AuditConfig
 }
 
 // Open reads or generates the history o names and returns its server,
