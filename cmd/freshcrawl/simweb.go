@@ -149,7 +149,11 @@ func serve(ctx context.Context, web world, addr, control string, banner func(net
 	go func() { errc <- servers[1].Serve(ctlLn) }()
 	fmt.Fprintln(stdout, banner(webLn.Addr()))
 	first := web.Seeds()[0]
-	fmt.Fprintf(stdout, "simweb: control on http://%s  (/clock /hosts /truth /snapshot /evaluate /audit /describe)\n", ctlLn.Addr())
+	endpoints := "/clock /hosts /truth /evaluate /audit"
+	if _, ok := web.(poissonWorld); ok {
+		endpoints = "/clock /hosts /truth /snapshot /evaluate /audit /describe"
+	}
+	fmt.Fprintf(stdout, "simweb: control on http://%s  (%s)\n", ctlLn.Addr(), endpoints)
 	fmt.Fprintf(stdout, "simweb: try  curl -x http://%s %s\n", webLn.Addr(), first)
 	select {
 	case <-ctx.Done():
