@@ -64,15 +64,12 @@ func printHelp(name string, fs *flag.FlagSet, w io.Writer) {
 }
 
 // newStderrFlagSet returns the flag set of the command name for demo and
-// simweb, which print their mistakes, and on -h usage and the flags, on
-// stderr.
-func newStderrFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+// simweb, which print their mistakes, and on -h the help file and the
+// flags, on stderr.
+func newStderrFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { printHelp(name, fs, stderr); fs.SetOutput(stderr) }
 	return fs
 }
 

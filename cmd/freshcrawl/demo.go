@@ -20,33 +20,8 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/replay"
 )
-
-// demoUsage is demo's -h, which it prints on stderr before the flags.
-const demoUsage = `Usage: freshcrawl demo [flags]
-
-Start a synthetic web (simweb) in this process and crawl it, with a fetch
-budget below what keeping every page fresh would need, printing a live line:
-pages held, fetches per second, and the collection's true freshness and age,
-which simweb knows because it knows which version of every page is live.
-
-  fresh   share of the pages robots.txt lets the crawler fetch whose held
-          copy is the live version (pages not yet held count as not fresh, so
-          this rises as the crawl fills the collection, then settles where
-          the budget holds it)
-  held    the same share among the pages held
-  age     mean age of the held copies, in simulated time (dissertation §5.2:
-          how long a copy has been out of date; 0 if fresh)
-  rate within 2×
-          of the pages fetched at least three times, the share whose
-          estimated change rate (dissertation ch. 6, paper 001) is within a
-          factor of 2 of simweb's true rate, and how many there are
-
-Simulated time runs -speed times faster than wall time; politeness (the
-per-host delay, robots.txt Crawl-delay) is in wall time. Stop with Ctrl-C.
-
-Flags:
-`
 
 // demoOptions are the demo's settings.
 type demoOptions struct {
@@ -58,11 +33,12 @@ type demoOptions struct {
 	verbose          bool
 	policy           refresh.Name
 	objective        refresh.Objective
+	hist             replay.Options
 }
 
 // demoFlags defines the demo's flags on a new FlagSet bound to o.
 func demoFlags(o *demoOptions, stderr io.Writer) *flag.FlagSet {
-	fs := newStderrFlagSet("demo", demoUsage, stderr)
+	fs := newStderrFlagSet("demo", stderr)
 	fs.IntVar(&o.web.Hosts, "hosts", o.web.Hosts, "hosts of the synthetic web")
 	fs.IntVar(&o.web.PagesPerHost, "pages", o.web.PagesPerHost, "pages per host")
 	fs.Uint64Var(&o.web.Seed, "seed", o.web.Seed, "simweb seed: the same seed gives the same web")
@@ -77,6 +53,7 @@ func demoFlags(o *demoOptions, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar((*string)(&o.policy), "policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch or stormcrawler (see freshcrawl crawl -h)")
 	fs.StringVar((*string)(&o.objective), "objective", string(refresh.Freshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
 	fs.DurationVar(&o.warmup, "warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
+	historyFlags(fs, &o.hist)
 	return fs
 }
 
@@ -102,7 +79,20 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "freshcrawl demo: %v\n", err)
 		return 2
 	}
-	web, err := simweb.New(o.web, nil)
+	d := &demo{copies: map[string]uint32{}, rates: map[string]estimated{}, first: map[string]time.Duration{}, stdout: stdout, stderr: stderr}
+	var err error
+	if o.hist.File != "" || o.hist.Bursty {
+		o.hist.Speed, o.hist.Seed = replaySpeed(fs, o.web.Speed), o.web.Seed
+		var s *replay.Server
+		if s, err = replay.Open(o.hist); err == nil {
+			d.web, d.describe = s, fmt.Sprintf("replay of %d pages on %d hosts", len(s.History().Pages), s.NumSites())
+		}
+	} else {
+		var web *simweb.Web
+		web, err = simweb.New(o.web, nil)
+		d.web, d.describe = poissonWorld{web}, fmt.Sprintf("simweb of %d hosts × %d pages", o.web.Hosts, o.web.PagesPerHost)
+		d.note = ", while a fifth of the pages change more than once a day"
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "freshcrawl demo: %v\n", err)
 		return 2
@@ -114,19 +104,21 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, o.runFor)
 		defer cancel()
 	}
-	d := &demo{web: web, copies: map[string]uint32{}, rates: map[string]estimated{}, stdout: stdout, stderr: stderr}
 	return d.run(ctx, o)
 }
 
 // demo tracks the collection a crawl holds, copy by copy, so simweb can
 // tell how fresh it is.
 type demo struct {
-	web            *simweb.Web
+	web            world
+	describe, note string // what the web is, and a word on its pace
 	stdout, stderr io.Writer
+	start          time.Duration // simulated time when the crawl started
 
 	mu     sync.Mutex
-	copies map[string]uint32    // URL → version held
-	rates  map[string]estimated // URL → the crawler's change-rate estimate
+	copies map[string]uint32        // URL → version held
+	rates  map[string]estimated     // URL → the crawler's change-rate estimate
+	first  map[string]time.Duration // URL → simulated time of its first fetch
 }
 
 // estimated is the crawler's latest change-rate estimate of a page.
@@ -158,6 +150,9 @@ func (d *demo) observe(e crawler.Event) {
 		if v, ok := simweb.VersionOf(e.Body); ok {
 			d.copies[e.URL] = v
 		}
+		if _, ok := d.first[e.URL]; !ok {
+			d.first[e.URL] = d.web.Clock().Now()
+		}
 	}
 	// A 304 or a failed revisit keeps the copy held before.
 }
@@ -177,7 +172,7 @@ func (d *demo) quality() simweb.Quality {
 // returns how many there are and the share estimated within a factor of 2.
 func (d *demo) rateAccuracy() (n int, within2 float64) {
 	now := d.web.Clock().Now()
-	speed := d.web.Config().Speed
+	speed := d.web.Speed()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	good := 0
@@ -223,7 +218,8 @@ func (d *demo) run(ctx context.Context, o demoOptions) int {
 		defer os.RemoveAll(dir)
 		dataDir = dir
 	}
-	pages := d.allowedPages()
+	d.start = d.web.Clock().Now()
+	pages := d.web.LivePages(d.start)
 	c, err := d.newCrawler(o, dataDir, addr, pages)
 	if err != nil {
 		return fail(err)
@@ -236,7 +232,7 @@ func (d *demo) run(ctx context.Context, o demoOptions) int {
 	if runErr != nil {
 		return fail(runErr)
 	}
-	d.summary(c.Stats(), live, o.warmup)
+	d.summary(c.Stats(), live, o)
 	return 0
 }
 
@@ -263,18 +259,6 @@ func (d *demo) serve(control string) (net.Addr, func(), error) {
 	return ln.Addr(), func() { csrv.Close(); srv.Close() }, nil
 }
 
-// allowedPages is the number of pages the crawler may hold: those
-// robots.txt allows.
-func (d *demo) allowedPages() int {
-	pages := 0
-	d.web.Snapshot(d.web.Clock().Now(), func(u string, _ simweb.Version) {
-		if d.web.Allowed(u, fetch.DefaultUserAgent) {
-			pages++
-		}
-	})
-	return pages
-}
-
 // newCrawler makes the crawler of the web at addr: every host a seed, a
 // collection as large as the pages it may hold, and simweb's clock.
 func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, pages int) (*crawler.Crawler, error) {
@@ -282,10 +266,7 @@ func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, pages in
 	if err != nil {
 		return nil, err
 	}
-	var seeds []string
-	for _, h := range d.web.Hosts() {
-		seeds = append(seeds, "http://"+h.Name+"/")
-	}
+	seeds := d.web.Seeds()
 	level := slog.LevelError
 	if o.verbose {
 		level = slog.LevelWarn
@@ -299,18 +280,17 @@ func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, pages in
 		OnFetch:  d.observe,
 		Policy:   o.policy, Objective: o.objective,
 		// Last-Modified and Date come from simweb's simulated clock.
-		TimeScale: d.web.Config().Speed,
+		TimeScale: d.web.Speed(),
 	})
 }
 
 // header prints what the demo runs, and the live lines' column heads.
 func (d *demo) header(o demoOptions, dataDir string, addr net.Addr, pages int) {
-	cfg := d.web.Config()
+	speed := d.web.Speed()
 	cycle := time.Duration(float64(pages) / o.budget * float64(time.Second))
-	fmt.Fprintf(d.stdout, "demo: simweb of %d hosts × %d pages (%d that robots.txt allows) on %s, simulated time ×%g\n",
-		cfg.Hosts, cfg.PagesPerHost, pages, addr, cfg.Speed)
-	fmt.Fprintf(d.stdout, "demo: budget %g fetches/s: each page once every %v wall = %s simulated, while a fifth of the pages change more than once a day\n",
-		o.budget, cycle.Round(time.Second), simDuration(time.Duration(float64(cycle)*cfg.Speed)))
+	fmt.Fprintf(d.stdout, "demo: %s (%d that robots.txt allows) on %s, simulated time ×%g\n", d.describe, pages, addr, speed)
+	fmt.Fprintf(d.stdout, "demo: budget %g fetches/s: each page once every %v wall = %s simulated%s\n",
+		o.budget, cycle.Round(time.Second), simDuration(time.Duration(float64(cycle)*speed)), d.note)
 	fmt.Fprintf(d.stdout, "demo: refresh policy %s", o.policy)
 	if o.policy == refresh.Optimal {
 		fmt.Fprintf(d.stdout, " (%s)", o.objective)
@@ -350,6 +330,8 @@ type liveLines struct {
 	last    time.Time // of the previous line
 	lastReq int64     // requests by then
 
+	winStart         time.Time // the averaged window: its start, and the requests by then
+	winReq           int64
 	n                int // lines summed
 	fresh, held, age float64
 }
@@ -362,7 +344,11 @@ func (l *liveLines) print() {
 	st := l.c.Stats()
 	q := l.d.quality()
 	rate := float64(st.Requests-l.lastReq) / now.Sub(l.last).Seconds()
+	if now.Sub(l.start) >= l.warmup && l.n == 0 {
+		l.winStart, l.winReq = l.last, l.lastReq
+	}
 	l.lastReq, l.last = st.Requests, now
+	l.pages = l.d.web.LivePages(l.d.web.Clock().Now())
 	webFresh := float64(q.Fresh) / float64(l.pages)
 	est := "-"
 	if n, within := l.d.rateAccuracy(); n > 0 {
@@ -381,13 +367,21 @@ func (l *liveLines) print() {
 
 // summary prints the crawl's counts and the mean of the live lines after
 // the warm-up.
-func (d *demo) summary(st crawler.Stats, live *liveLines, warmup time.Duration) {
+func (d *demo) summary(st crawler.Stats, live *liveLines, o demoOptions) {
 	fmt.Fprintf(d.stdout, "demo: %d requests, %d pages fetched (%d changed, %d not modified), %d failures, %d URLs seen\n",
 		st.Requests, st.Pages, st.Changed, st.NotModified, st.Failures, st.Seen)
 	if live.n > 0 {
 		n := float64(live.n)
-		fmt.Fprintf(d.stdout, "demo: mean of %d lines after %v: fresh %.4f held %.4f age(held) %s\n",
-			live.n, warmup, live.fresh/n, live.held/n, simDuration(time.Duration(live.age/n*float64(time.Second))))
+		used := float64(live.lastReq-live.winReq) / (o.budget * live.last.Sub(live.winStart).Seconds())
+		fmt.Fprintf(d.stdout, "demo: mean of %d lines after %v: fresh %.4f held %.4f age(held) %s budget used %.3f\n",
+			live.n, o.warmup, live.fresh/n, live.held/n, simDuration(time.Duration(live.age/n*float64(time.Second))), used)
+	}
+	if s, ok := d.web.(*replay.Server); ok {
+		d.mu.Lock()
+		dv := s.Discovery(d.start, s.Clock().Now(), d.first)
+		d.mu.Unlock()
+		fmt.Fprintf(d.stdout, "demo: discovery: %d pages created during the crawl, %d fetched, median lag %.2f days, %d never fetched\n",
+			dv.New, len(dv.Lags), dv.Median.Hours()/24, dv.Censored)
 	}
 }
 

@@ -33,6 +33,28 @@ func TestDemo(t *testing.T) {
 	}
 }
 
+// TestDemoBursty crawls a small generated history for three seconds at
+// 30 history days a second: the summary gives the budget used and the
+// discovery of the pages born during the crawl.
+func TestDemoBursty(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := runDemo([]string{"-bursty", "-bursty-config", "sites=2,pages=20,growth=2,batches=12", "-group", "10", "-speed", "2592000",
+		"-for", "3s", "-progress", "1s", "-delay", "10ms", "-budget", "200", "-warmup", "1s"}, &out, &errOut)
+	if code != 0 || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	text := out.String()
+	for _, re := range []string{
+		`(?m)^demo: replay of \d+ pages on \d+ hosts \(\d+ that robots.txt allows\) on 127\.0\.0\.1:\d+, simulated time ×2\.592e\+06$`,
+		`(?m)^demo: mean of \d+ lines after 1s: fresh [0-9.]+ held [0-9.]+ age\(held\) \S+ budget used [0-9.]+$`,
+		`(?m)^demo: discovery: [1-9]\d* pages created during the crawl, \d+ fetched, median lag [0-9.]+ days, \d+ never fetched$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(text) {
+			t.Errorf("output lacks %s:\n%s", re, text)
+		}
+	}
+}
+
 // TestDemoFlags checks that mistakes in the flags exit 2 with one line on
 // stderr, and that -h prints the usage and the flags on stderr.
 func TestDemoFlags(t *testing.T) {
@@ -46,6 +68,10 @@ func TestDemoFlags(t *testing.T) {
 		{[]string{"-policy", "random"}, `freshcrawl demo: -policy "random": want one of [optimal uniform proportional nutch stormcrawler]`},
 		{[]string{"-objective", "speed"}, `-objective "speed": want one of`},
 		{[]string{"-hosts", "0"}, "hosts must be at least 1"},
+		{[]string{"-replay", "testdata/no-such.tsv"}, "freshcrawl demo: -replay: open testdata/no-such.tsv"},
+		{[]string{"-bursty", "-bursty-config", "speed=2"}, `freshcrawl demo: -bursty-config: bursty "speed=2": unknown name`},
+		{[]string{"-bursty", "-from", "soon"}, `freshcrawl demo: -from "soon": want YYYY-MM-DD or RFC 3339`},
+		{[]string{"-bursty", "-replay", "x.tsv"}, "-replay and -bursty: choose one"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -99,7 +100,8 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
 	done := make(chan int)
-	go func() { done <- serve(ctx, web, "127.0.0.1:0", "127.0.0.1:0", &out, &out) }()
+	banner := func(a net.Addr) string { return "simweb: web on http://" + a.String() + " (test)" }
+	go func() { done <- serve(ctx, poissonWorld{web}, "127.0.0.1:0", "127.0.0.1:0", banner, &out, &out) }()
 	re := regexp.MustCompile(`web on http://(\S+) .*\n.*control on http://(\S+) `)
 	var m []string
 	for deadline := time.Now().Add(5 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {

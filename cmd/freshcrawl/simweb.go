@@ -14,23 +14,8 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/simweb/replay"
 )
-
-// simwebUsage is simweb's -h, which it prints on stderr before the flags.
-const simwebUsage = `Usage: freshcrawl simweb [flags]
-
-Serve a synthetic web on loopback: many virtual hosts under the .test zone on
-one listener, pages that change over simulated time by processes calibrated to
-Cho's 1999 measurements, robots.txt, sitemaps, validators, injected faults,
-and a control API that knows the truth (which version of every page is live)
-and audits politeness.
-
-Reach a host as a proxy client (curl -x http://127.0.0.1:8080 http://h0-com.test/)
-or by overriding name resolution (curl --connect-to ::127.0.0.1:8080 http://h0-com.test/).
-The control API (see README) is on -control.
-
-Flags:
-`
 
 // simwebOptions are the simweb command's flags: the web's config, and
 // how to serve or describe it.
@@ -39,12 +24,13 @@ type simwebOptions struct {
 	epoch, faults, addr, control string
 	describe, asJSON             bool
 	sample                       int
+	hist                         replay.Options
 }
 
 // simwebFlags defines the simweb command's flags on a new FlagSet bound to
 // o, whose cfg holds the defaults.
 func simwebFlags(o *simwebOptions, stderr io.Writer) *flag.FlagSet {
-	fs := newStderrFlagSet("simweb", simwebUsage, stderr)
+	fs := newStderrFlagSet("simweb", stderr)
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "random seed: the same seed gives the same web")
 	fs.IntVar(&o.cfg.Hosts, "hosts", o.cfg.Hosts, "number of hosts")
 	fs.IntVar(&o.cfg.PagesPerHost, "pages", o.cfg.PagesPerHost, "pages per host")
@@ -78,6 +64,7 @@ func simwebFlags(o *simwebOptions, stderr io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.describe, "describe", false, "print the web's statistics next to the figures it is calibrated to, and exit")
 	fs.IntVar(&o.sample, "sample", 100000, "with -describe: pages sampled for the change statistics (0: all)")
 	fs.BoolVar(&o.asJSON, "json", false, "with -describe: print JSON")
+	historyFlags(fs, &o.hist)
 	return fs
 }
 
@@ -86,6 +73,20 @@ func runSimweb(args []string, stdout, stderr io.Writer) int {
 	fs := simwebFlags(&o, stderr)
 	if code, ok := parseWithUsage(fs, args, "simweb", stderr); !ok {
 		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if o.hist.File != "" || o.hist.Bursty {
+		o.hist.Speed, o.hist.Seed, o.hist.Audit = replaySpeed(fs, o.cfg.Speed), o.cfg.Seed, o.cfg.Audit
+		s, err := replay.Open(o.hist)
+		if err != nil {
+			fmt.Fprintf(stderr, "simweb: %v\n", err)
+			return 2
+		}
+		return serve(ctx, s, o.addr, o.control, func(a net.Addr) string {
+			return fmt.Sprintf("simweb: replay of %d pages on %d hosts %s … %s, speed %g, from %v\nsimweb: web on http://%s",
+				len(s.History().Pages), s.NumSites(), s.SiteName(0), s.SiteName(int32(s.NumSites()-1)), s.Speed(), s.Now().Format(time.DateOnly), a)
+		}, stdout, stderr)
 	}
 	web, err := o.web()
 	if err != nil {
@@ -103,9 +104,11 @@ func runSimweb(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return serve(ctx, web, o.addr, o.control, stdout, stderr)
+	cfg := web.Config()
+	return serve(ctx, poissonWorld{web}, o.addr, o.control, func(a net.Addr) string {
+		return fmt.Sprintf("simweb: %d hosts × %d pages (%d pages), seed %d, speed %g\nsimweb: web on http://%s  (hosts %s … h%d-*.%s)",
+			cfg.Hosts, cfg.PagesPerHost, web.NumPages(), cfg.Seed, cfg.Speed, a, web.SiteName(0), cfg.Hosts-1, simweb.Zone)
+	}, stdout, stderr)
 }
 
 // web makes the web of the flags: the config with the epoch and the
@@ -125,7 +128,7 @@ func (o *simwebOptions) web() (*simweb.Web, error) {
 
 // serve runs the web and its control API until ctx ends, then shuts both
 // down within two seconds.
-func serve(ctx context.Context, web *simweb.Web, addr, control string, stdout, stderr io.Writer) int {
+func serve(ctx context.Context, web world, addr, control string, banner func(net.Addr) string, stdout, stderr io.Writer) int {
 	webLn, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "simweb: %v\n", err)
@@ -144,12 +147,14 @@ func serve(ctx context.Context, web *simweb.Web, addr, control string, stdout, s
 	errc := make(chan error, 2)
 	go func() { errc <- servers[0].Serve(webLn) }()
 	go func() { errc <- servers[1].Serve(ctlLn) }()
-	cfg := web.Config()
-	first := web.SiteName(0)
-	fmt.Fprintf(stdout, "simweb: %d hosts × %d pages (%d pages), seed %d, speed %g\n", cfg.Hosts, cfg.PagesPerHost, web.NumPages(), cfg.Seed, cfg.Speed)
-	fmt.Fprintf(stdout, "simweb: web on http://%s  (hosts %s … h%d-*.%s)\n", webLn.Addr(), first, cfg.Hosts-1, simweb.Zone)
-	fmt.Fprintf(stdout, "simweb: control on http://%s  (/clock /hosts /truth /snapshot /evaluate /audit /describe)\n", ctlLn.Addr())
-	fmt.Fprintf(stdout, "simweb: try  curl -x http://%s http://%s/\n", webLn.Addr(), first)
+	fmt.Fprintln(stdout, banner(webLn.Addr()))
+	first := web.Seeds()[0]
+	endpoints := "/clock /hosts /truth /evaluate /audit"
+	if _, ok := web.(poissonWorld); ok {
+		endpoints = "/clock /hosts /truth /snapshot /evaluate /audit /describe"
+	}
+	fmt.Fprintf(stdout, "simweb: control on http://%s  (%s)\n", ctlLn.Addr(), endpoints)
+	fmt.Fprintf(stdout, "simweb: try  curl -x http://%s %s\n", webLn.Addr(), first)
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

@@ -15,9 +15,17 @@ import (
 // robots.txt answers 500, every URL but /robots.txt is disallowed, RFC 9309
 // §2.3.1.4). Times are wall-clock: politeness is about real load.
 type Audit struct {
-	web *Web
-	mu  sync.Mutex
-	st  auditState
+	hosts AuditHosts
+	mu    sync.Mutex
+	st    auditState
+}
+
+// AuditHosts are the hosts an audit watches, numbered from 0.
+type AuditHosts interface {
+	NumSites() int
+	SiteName(si int32) string
+	Disallowed(si int32, path, userAgent string) bool
+	CrawlDelay(si int32) time.Duration
 }
 
 // auditState is everything Reset clears.
@@ -76,8 +84,10 @@ func (r AuditReport) Violations() uint64 {
 	return r.DelayViolations + r.ConcurrencyViolations + r.CrawlDelayViolations + r.DisallowedRequests
 }
 
-func newAudit(w *Web, cfg AuditConfig) *Audit {
-	a := &Audit{web: w}
+// NewAudit returns an audit of the hosts with the given thresholds; a
+// server calls Begin and End around every request.
+func NewAudit(hosts AuditHosts, cfg AuditConfig) *Audit {
+	a := &Audit{hosts: hosts}
 	a.Reset(cfg)
 	return a
 }
@@ -86,13 +96,14 @@ func newAudit(w *Web, cfg AuditConfig) *Audit {
 func (a *Audit) Reset(cfg AuditConfig) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.st = auditState{cfg: cfg, start: time.Now(), hosts: make([]hostAudit, len(a.web.sites))}
+	a.st = auditState{cfg: cfg, start: time.Now(), hosts: make([]hostAudit, a.hosts.NumSites())}
 }
 
-// begin records the start of a request; end must follow when it ends.
-func (a *Audit) begin(si int32, path, userAgent string) {
-	s := &a.web.sites[si]
-	disallowed := s.disallowed(path, userAgent)
+// Begin records the start of a request to host si; End must follow when
+// it ends.
+func (a *Audit) Begin(si int32, path, userAgent string) {
+	disallowed := a.hosts.Disallowed(si, path, userAgent)
+	name, crawlDelay := a.hosts.SiteName(si), a.hosts.CrawlDelay(si)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := time.Since(a.st.start)
@@ -100,7 +111,7 @@ func (a *Audit) begin(si int32, path, userAgent string) {
 	a.st.requests++
 	h.inFlight++
 	add := func(v Violation) {
-		v.Host, v.Path, v.At = s.name, path, now
+		v.Host, v.Path, v.At = name, path, now
 		if len(a.st.examples) < maxExamples {
 			a.st.examples = append(a.st.examples, v)
 		}
@@ -121,7 +132,7 @@ func (a *Audit) begin(si int32, path, userAgent string) {
 			a.st.delay++
 			add(Violation{Kind: "delay", Gap: gap, Limit: a.st.cfg.MinDelay})
 		}
-		if cd := time.Duration(s.crawlDelay) * time.Second; cd > 0 && gap < cd {
+		if cd := crawlDelay; cd > 0 && gap < cd {
 			a.st.crawlDelay++
 			add(Violation{Kind: "crawl-delay", Gap: gap, Limit: cd})
 		}
@@ -140,7 +151,8 @@ func (a *Audit) config() AuditConfig {
 	return a.st.cfg
 }
 
-func (a *Audit) end(si int32) {
+// End records the end of a request to host si.
+func (a *Audit) End(si int32) {
 	a.mu.Lock()
 	a.st.hosts[si].inFlight--
 	a.mu.Unlock()

@@ -25,18 +25,17 @@ import (
 func (w *Web) ControlHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /clock", w.serveClock)
-	mux.HandleFunc("GET /hosts", func(rw http.ResponseWriter, r *http.Request) { writeJSON(rw, w.Hosts()) })
+	mux.HandleFunc("GET /hosts", func(rw http.ResponseWriter, r *http.Request) { WriteJSON(rw, w.Hosts()) })
 	mux.HandleFunc("GET /truth", w.serveTruth)
 	mux.HandleFunc("GET /snapshot", w.serveSnapshot)
 	mux.HandleFunc("POST /evaluate", w.serveEvaluate)
-	mux.HandleFunc("GET /audit", func(rw http.ResponseWriter, r *http.Request) { writeJSON(rw, w.audit.Report()) })
-	mux.HandleFunc("POST /audit/reset", w.serveAuditReset)
+	w.audit.Routes(mux)
 	mux.HandleFunc("GET /describe", func(rw http.ResponseWriter, r *http.Request) {
 		sample, _ := strconv.Atoi(r.URL.Query().Get("sample"))
 		if sample <= 0 {
 			sample = 100000
 		}
-		writeJSON(rw, Describe(w, sample))
+		WriteJSON(rw, Describe(w, sample))
 	})
 	return mux
 }
@@ -44,7 +43,7 @@ func (w *Web) ControlHandler() http.Handler {
 // serveClock serves GET /clock.
 func (w *Web) serveClock(rw http.ResponseWriter, r *http.Request) {
 	now := w.clock.Now()
-	writeJSON(rw, map[string]any{"now": w.simTime(int64(now)), "sim_seconds": now.Seconds(), "speed": w.cfg.Speed, "epoch": w.cfg.Epoch})
+	WriteJSON(rw, map[string]any{"now": w.simTime(int64(now)), "sim_seconds": now.Seconds(), "speed": w.cfg.Speed, "epoch": w.cfg.Epoch})
 }
 
 // serveTruth serves GET /truth.
@@ -59,7 +58,7 @@ func (w *Web) serveTruth(rw http.ResponseWriter, r *http.Request) {
 		http.Error(rw, err.Error(), http.StatusNotFound)
 		return
 	}
-	writeJSON(rw, p)
+	WriteJSON(rw, p)
 }
 
 // serveSnapshot serves GET /snapshot, streaming a JSON line per live page.
@@ -89,17 +88,17 @@ func (w *Web) serveEvaluate(rw http.ResponseWriter, r *http.Request) {
 		http.Error(rw, err.Error(), http.StatusBadRequest)
 		return
 	}
-	copies, err := readCopies(http.MaxBytesReader(rw, r.Body, 1<<30))
+	copies, err := ReadCopies(http.MaxBytesReader(rw, r.Body, 1<<30))
 	if err != nil {
 		http.Error(rw, err.Error(), http.StatusBadRequest)
 		return
 	}
-	writeJSON(rw, w.Evaluate(t, copies))
+	WriteJSON(rw, w.Evaluate(t, copies))
 }
 
-// readCopies reads a collection as "URL<TAB>version" lines; blank lines
-// are skipped.
-func readCopies(body io.Reader) ([]Copy, error) {
+// ReadCopies reads a collection as "URL<TAB>version" lines, the body of
+// POST /evaluate; blank lines are skipped.
+func ReadCopies(body io.Reader) ([]Copy, error) {
 	var copies []Copy
 	sc := bufio.NewScanner(body)
 	for line := 1; sc.Scan(); line++ {
@@ -117,11 +116,17 @@ func readCopies(body io.Reader) ([]Copy, error) {
 	return copies, sc.Err()
 }
 
-// serveAuditReset serves POST /audit/reset: the audit restarts, with the
+// Routes adds GET /audit and POST /audit/reset to a control API's mux.
+func (a *Audit) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /audit", func(rw http.ResponseWriter, r *http.Request) { WriteJSON(rw, a.Report()) })
+	mux.HandleFunc("POST /audit/reset", a.serveReset)
+}
+
+// serveReset serves POST /audit/reset: the audit restarts, with the
 // thresholds the query sets and the others as they were.
-func (w *Web) serveAuditReset(rw http.ResponseWriter, r *http.Request) {
+func (a *Audit) serveReset(rw http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	cfg := w.audit.config()
+	cfg := a.config()
 	if v := q.Get("delay"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
@@ -138,8 +143,8 @@ func (w *Web) serveAuditReset(rw http.ResponseWriter, r *http.Request) {
 		}
 		cfg.MaxInFlight = n
 	}
-	w.audit.Reset(cfg)
-	writeJSON(rw, w.audit.Report())
+	a.Reset(cfg)
+	WriteJSON(rw, a.Report())
 }
 
 // HostInfo describes one host for /hosts.
@@ -193,7 +198,8 @@ func (w *Web) parseTime(v string) (time.Duration, error) {
 	return t.Sub(w.cfg.Epoch), nil
 }
 
-func writeJSON(rw http.ResponseWriter, v any) {
+// WriteJSON writes v as indented JSON, the control APIs' answer.
+func WriteJSON(rw http.ResponseWriter, v any) {
 	rw.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(rw)
 	enc.SetIndent("", "  ")

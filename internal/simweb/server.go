@@ -27,8 +27,8 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := r.URL.EscapedPath()
-	w.audit.begin(si, path, r.UserAgent())
-	defer w.audit.end(si)
+	w.audit.Begin(si, path, r.UserAgent())
+	defer w.audit.End(si)
 	h := rw.Header()
 	h["Server"] = serverHeader
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -140,7 +140,7 @@ func (w *Web) servePage(rw http.ResponseWriter, r *http.Request, si int32, path 
 	if s.gzip {
 		h["Vary"] = varyHeader
 	}
-	if notModified(r, etag, w.simTime(lastMod), s.validators != Absent) {
+	if NotModified(r, etag, w.simTime(lastMod), s.validators != Absent) {
 		rw.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -240,8 +240,8 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// notModified evaluates If-None-Match and If-Modified-Since for a GET.
-func notModified(r *http.Request, etag string, lastMod time.Time, hasLastMod bool) bool {
+// NotModified evaluates If-None-Match and If-Modified-Since for a GET.
+func NotModified(r *http.Request, etag string, lastMod time.Time, hasLastMod bool) bool {
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
 		for _, tag := range strings.Split(inm, ",") {
 			tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")

@@ -161,7 +161,7 @@ func New(cfg Config, clock Clock) (*Web, error) {
 	w.cells = make([]cell, n)
 	w.links = make([]atomic.Pointer[[]link], n)
 	w.reqs = make([]atomic.Uint64, len(w.sites))
-	w.audit = newAudit(w, cfg.Audit)
+	w.audit = NewAudit(w, cfg.Audit)
 	w.bomb.Size = cfg.Faults.BombBytes
 	return w, nil
 }
@@ -640,13 +640,9 @@ func (s *site) parsePath(p string) (slot, gen int32, ok bool) {
 
 // Lookup maps an absolute URL (http://host/path) to its site and slot.
 func (w *Web) Lookup(rawURL string) (si, slot, gen int32, err error) {
-	rest, ok := strings.CutPrefix(rawURL, "http://")
+	host, path, ok := hostPath(rawURL)
 	if !ok {
 		return 0, 0, 0, fmt.Errorf("not an http URL: %q", rawURL)
-	}
-	host, path := rest, "/"
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		host, path = rest[:i], rest[i:]
 	}
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path = path[:i]
@@ -678,21 +674,29 @@ func stripPort(host string) string {
 // simTime converts nanoseconds since the epoch to a wall-clock date.
 func (w *Web) simTime(ns int64) time.Time { return w.cfg.Epoch.Add(time.Duration(ns)) }
 
+// Disallowed reports whether site si's robots.txt forbids path to userAgent.
+func (w *Web) Disallowed(si int32, path, ua string) bool { return w.sites[si].disallowed(path, ua) }
+
+// CrawlDelay returns the Crawl-delay of site si's robots.txt (0: none).
+func (w *Web) CrawlDelay(si int32) time.Duration {
+	return time.Duration(w.sites[si].crawlDelay) * time.Second
+}
+
 // Allowed reports whether the robots.txt of a URL's host lets userAgent
 // fetch it: the same rule the audit counts disallowed requests by (a host
 // whose robots.txt answers 500 allows nothing).
 func (w *Web) Allowed(rawURL, userAgent string) bool {
+	host, path, ok := hostPath(rawURL)
+	si, known := w.byName[strings.ToLower(stripPort(host))]
+	return ok && known && !w.sites[si].disallowed(path, userAgent)
+}
+
+// hostPath splits an http URL into its host and its path ("/" if none).
+func hostPath(rawURL string) (host, path string, ok bool) {
 	rest, ok := strings.CutPrefix(rawURL, "http://")
-	if !ok {
-		return false
-	}
-	host, path := rest, "/"
+	host, path = rest, "/"
 	if i := strings.IndexByte(rest, '/'); i >= 0 {
 		host, path = rest[:i], rest[i:]
 	}
-	si, ok := w.byName[strings.ToLower(stripPort(host))]
-	if !ok {
-		return false
-	}
-	return !w.sites[si].disallowed(path, userAgent)
+	return host, path, ok
 }
