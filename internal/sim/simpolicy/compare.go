@@ -117,14 +117,9 @@ func Compare(ctx context.Context, c Comparison) (*Report, error) {
 		walls[i] = make([]time.Duration, len(c.Seeds))
 		shares[i] = make([]float64, len(c.Seeds))
 	}
-	pages := make([][]sim.Page, len(c.Seeds))
-	givenUp := make([][]bool, len(c.Seeds))
-	for s, seed := range c.Seeds {
-		pages[s] = Ch4Pages(c.Pages, c.Model, c.LastModified, seed)
-		var err error
-		if givenUp[s], err = OracleGivenUp(pages[s], c.Setup); err != nil {
-			return nil, fmt.Errorf("seed %d: %w", seed, err)
-		}
+	pages, givenUp, err := c.workloads()
+	if err != nil {
+		return nil, err
 	}
 	jobs := make(chan job)
 	var (
@@ -174,6 +169,20 @@ func Compare(ctx context.Context, c Comparison) (*Report, error) {
 		rep.Rows = append(rep.Rows, row)
 	}
 	return rep, nil
+}
+
+// workloads returns each seed's pages and which of them the oracle gives
+// up.
+func (c Comparison) workloads() (pages [][]sim.Page, givenUp [][]bool, err error) {
+	pages = make([][]sim.Page, len(c.Seeds))
+	givenUp = make([][]bool, len(c.Seeds))
+	for s, seed := range c.Seeds {
+		pages[s] = Ch4Pages(c.Pages, c.Model, c.LastModified, seed)
+		if givenUp[s], err = OracleGivenUp(pages[s], c.Setup); err != nil {
+			return nil, nil, fmt.Errorf("seed %d: %w", seed, err)
+		}
+	}
+	return pages, givenUp, nil
 }
 
 func summarise(name string, rs, oracle []*sim.Result, walls []time.Duration) Row {
