@@ -84,6 +84,10 @@ type hostChange struct {
 	// to change alike (paper 001 §4.4 groups its corpus likewise). Loaded
 	// from the store on first use; at most maxGroups.
 	groups map[string]*groupChange
+	// pop is the mixing weights of the host's pages over change's rate
+	// grid, the prior of their empirical-Bayes estimates (estimate.go).
+	// It lives in memory only and is rebuilt as pages are revisited.
+	pop change.Population
 }
 
 // groupChange is the pooled history of one URL-pattern group of a host.
