@@ -15,10 +15,12 @@ import (
 //
 // Each page keeps a change.Stats; every visit is also added to one pooled
 // Stats of the whole collection. Replan (call it periodically, e.g. daily)
-// estimates every page's rate with change.Auto, whose prior is the
-// empirical-Bayes prior of the pool (change.PriorFromPopulation) once the
-// pool has MinPool observations and the base prior (paper 001's) before
-// that, and runs the Allocator on the estimates. A page's interval is then
+// estimates every page's rate and runs the Allocator on the estimates.
+// Until the pool has MinPool observations the estimator is change.Auto with
+// the base prior (paper 001's); from then on it is empirical Bayes over
+// change's rate grid (estimateEB: the collection's mixing weights by EM,
+// each page's posterior summarised by change.FreshnessRate), with
+// lm-reduced kept for the pages whose Last-Modified change.Auto uses. A page's interval is then
 // 1/f_i; a page the allocator gives up (f_i = 0) or visits less often than
 // every MaxInterval is visited every MaxInterval, so that a wrong estimate
 // can still be corrected (the probe). The probes' cost is taken out of the
