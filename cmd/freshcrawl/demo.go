@@ -220,7 +220,7 @@ func (d *demo) run(ctx context.Context, o demoOptions) int {
 	}
 	d.start = d.web.Clock().Now()
 	pages := d.web.LivePages(d.start)
-	c, err := d.newCrawler(o, dataDir, addr, pages)
+	c, err := d.newCrawler(o, dataDir, addr, d.web.Capacity(d.start))
 	if err != nil {
 		return fail(err)
 	}
@@ -260,8 +260,9 @@ func (d *demo) serve(control string) (net.Addr, func(), error) {
 }
 
 // newCrawler makes the crawler of the web at addr: every host a seed, a
-// collection as large as the pages it may hold, and simweb's clock.
-func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, pages int) (*crawler.Crawler, error) {
+// collection of capacity pages (as many as it may hold), and the web's
+// clock.
+func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, capacity int) (*crawler.Crawler, error) {
 	rule, err := fetch.ParseResolve("*." + simweb.Zone + "=" + addr.String())
 	if err != nil {
 		return nil, err
@@ -273,7 +274,7 @@ func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, pages in
 	}
 	return crawler.New(crawler.Config{
 		Seeds: seeds, DataDir: dataDir, Scope: crawler.ScopeAny, Budget: o.budget, Delay: o.delay,
-		MaxPages: pages,
+		MaxPages: capacity,
 		Workers:  64,
 		Fetch:    fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}},
 		Logger:   slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: level})),

@@ -201,14 +201,16 @@ func writeSimulate(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Report) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "policy\tfreshness\t% of oracle\tage (days)\tfetches\tchanges\tdelay\twall\t\n")
+	fmt.Fprint(tw, "policy\tfreshness\t% of oracle\tage (days)\tfetches\tchanges\tto given-up\tdelay\twall\t\n")
 	for _, r := range rep.Rows {
 		pct := r.OfOracle
 		pct.Mean, pct.SD = 100*pct.Mean, 100*pct.SD
 		age := r.Age
 		age.Mean, age.SD = age.Mean/secondsPerDay, age.SD/secondsPerDay
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t\n", r.Policy, pm(r.Freshness, "%.4f", k), pm(pct, "%.2f", k),
-			pm(age, "%.3g", k), r.Fetches.Mean, r.Changes.Mean, dataset.HumanSeconds(r.Delay.Mean), r.Wall.Round(time.Millisecond))
+		toGivenUp := r.ToGivenUp
+		toGivenUp.Mean, toGivenUp.SD = 100*toGivenUp.Mean, 100*toGivenUp.SD
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s %%\t%s\t%s\t\n", r.Policy, pm(r.Freshness, "%.4f", k), pm(pct, "%.2f", k),
+			pm(age, "%.3g", k), r.Fetches.Mean, r.Changes.Mean, pm(toGivenUp, "%.1f", k), dataset.HumanSeconds(r.Delay.Mean), r.Wall.Round(time.Millisecond))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "wall time %v\n", rep.Wall.Round(time.Millisecond))

@@ -21,6 +21,7 @@ type world interface {
 	Evaluate(t time.Duration, copies []simweb.Copy) simweb.Quality
 	Truth(url string, t time.Duration) (simweb.PageTruth, error)
 	LivePages(t time.Duration) int // pages live at t that robots.txt allows
+	Capacity(t time.Duration) int  // pages a crawl from t may hold at once: the collection's size
 }
 
 // poissonWorld is simweb's web as a world.
@@ -35,6 +36,10 @@ func (w poissonWorld) Seeds() []string {
 	}
 	return seeds
 }
+
+// Capacity is the pages live at t: simweb's URL slots stay as many as
+// pages are born and die.
+func (w poissonWorld) Capacity(t time.Duration) int { return w.LivePages(t) }
 
 func (w poissonWorld) LivePages(t time.Duration) int {
 	n := 0

@@ -32,10 +32,25 @@ func (Auto) Name() string { return "auto" }
 // Last-Modified must be on nine in ten of the page's observations: an
 // estimator fed only those that had it would see a biased sample.
 func (a Auto) Estimate(s *Stats) Estimate {
-	if a.LastModified && s.lmX >= AutoLMChanges && 10*s.lmCount >= 9*s.count {
-		if e := (LMReduced{}).Estimate(s); e.OK {
-			return e
-		}
+	if e, ok := a.lastModified(s); ok {
+		return e
 	}
 	return PriorMLE{Prior: a.Prior}.Estimate(s)
+}
+
+// UsesLastModified reports whether Estimate answers lm-reduced's estimate
+// for s.
+func (a Auto) UsesLastModified(s *Stats) bool {
+	_, ok := a.lastModified(s)
+	return ok
+}
+
+// lastModified returns lm-reduced's estimate and true where Auto uses it.
+func (a Auto) lastModified(s *Stats) (Estimate, bool) {
+	if a.LastModified && s.lmX >= AutoLMChanges && 10*s.lmCount >= 9*s.count {
+		if e := (LMReduced{}).Estimate(s); e.OK {
+			return e, true
+		}
+	}
+	return Estimate{}, false
 }

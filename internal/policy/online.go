@@ -15,10 +15,12 @@ import (
 //
 // Each page keeps a change.Stats; every visit is also added to one pooled
 // Stats of the whole collection. Replan (call it periodically, e.g. daily)
-// estimates every page's rate with change.Auto, whose prior is the
-// empirical-Bayes prior of the pool (change.PriorFromPopulation) once the
-// pool has MinPool observations and the base prior (paper 001's) before
-// that, and runs the Allocator on the estimates. A page's interval is then
+// estimates every page's rate and runs the Allocator on the estimates.
+// Until the pool has MinPool observations the estimator is change.Auto with
+// the base prior (paper 001's); from then on it is empirical Bayes over
+// change's rate grid (estimateEB: the collection's mixing weights by EM,
+// each page's posterior summarised by change.FreshnessRate), with
+// lm-reduced kept for the pages whose Last-Modified change.Auto uses. A page's interval is then
 // 1/f_i; a page the allocator gives up (f_i = 0) or visits less often than
 // every MaxInterval is visited every MaxInterval, so that a wrong estimate
 // can still be corrected (the probe). The probes' cost is taken out of the
@@ -42,6 +44,13 @@ type Online struct {
 	phase    []float64 // first visit at phase·interval
 	givenUp  int       // pages on the probe interval in the last plan
 	share    float64   // budget the allocator divided in the last plan
+	// The empirical-Bayes estimate (estimateEB): the pages' mixing weights
+	// over change's rate grid, each page's relative likelihood under every
+	// class (change.GridLen float32s a page, all 0 before its first
+	// observation) and whether the weights have been fitted yet.
+	pop    change.Population
+	lik    []float32
+	fitted bool
 }
 
 // OnlineConfig configures an Online. Zero values are documented per field.
@@ -94,6 +103,7 @@ func NewOnline(n int, cfg OnlineConfig) (*Online, error) {
 	}
 	o.pool.Decay = cfg.Decay
 	o.stale = make([]bool, n)
+	o.lik = make([]float32, n*change.GridLen)
 	o.prior = o.cfg.Base
 	rate := o.prior.Rate()
 	for i := range o.pages {
@@ -229,11 +239,58 @@ func (o *Online) estimate() {
 		}
 	}
 	est := change.Auto{Prior: o.prior, LastModified: true}
+	if o.pool.Count() >= o.cfg.MinPool {
+		o.estimateEB(est)
+		return
+	}
 	for i := range o.pages {
 		if all || o.stale[i] {
 			o.pages[i].Rate = est.Estimate(&o.stats[i]).Rate
 			o.stale[i] = false
 		}
+	}
+}
+
+// EM steps of the empirical-Bayes weights: at the first fit, from uniform
+// weights, and at each re-plan after, warm-started from the last.
+const (
+	firstEMSteps  = 50
+	replanEMSteps = 2
+)
+
+// estimateEB estimates every page's rate by empirical Bayes over the rate
+// grid (change.Empirical, computed here from the cached likelihoods): it
+// refreshes the likelihoods of the pages with new observations, takes a
+// few EM steps on the population's weights over all pages, and sets each
+// page's rate to change.FreshnessRate of its posterior at its own mean
+// visit frequency. Pages whose Last-Modified est uses get lm-reduced's
+// estimate, and pages never compared yet est's (the prior's rate).
+func (o *Online) estimateEB(est change.Auto) {
+	const K = change.GridLen
+	for i := range o.pages {
+		if o.stale[i] {
+			change.RelLikelihood(&o.stats[i], o.lik[i*K:i*K])
+		}
+	}
+	steps := replanEMSteps
+	if !o.fitted {
+		steps, o.fitted = firstEMSteps, true
+	}
+	o.pop.Fit(o.lik, steps)
+	var piBuf, postBuf [K]float64
+	pi := o.pop.Weights(piBuf[:0])
+	for i := range o.pages {
+		s := &o.stats[i]
+		switch {
+		case est.UsesLastModified(s) || !(s.N() > 0):
+			if o.stale[i] || !(s.N() > 0) {
+				o.pages[i].Rate = est.Estimate(s).Rate
+			}
+		default:
+			post := change.Posterior(pi, o.lik[i*K:(i+1)*K], postBuf[:0])
+			o.pages[i].Rate = change.FreshnessRate(post, s.N()/s.SumIntervals())
+		}
+		o.stale[i] = false
 	}
 }
 

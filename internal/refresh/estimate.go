@@ -50,6 +50,7 @@ func (m *Module) Observe(h *Host, prev *store.Page, wasHeld bool, a Answer, chan
 		}
 	}
 	stats.Decay = m.decay()
+	before := stats
 	hc.pool.Decay = stats.Decay
 	m.pool.Decay = stats.Decay
 	if wasHeld && a.Status == http.StatusOK {
@@ -79,6 +80,7 @@ func (m *Module) Observe(h *Host, prev *store.Page, wasHeld bool, a Answer, chan
 		}
 	}
 	p.Checked = now
+	hc.updatePopulation(&before, &stats)
 	if est := m.estimate(hc, group, &stats); est.OK {
 		p.Rate = est.Rate
 	}
@@ -244,7 +246,37 @@ func (m *Module) estimate(hc *hostChange, group *groupChange, s *change.Stats) c
 	if group != nil {
 		gp = &group.pool
 	}
-	return Estimator(&hc.state, &hc.pool, gp, m.crawlPrior()).Estimate(s)
+	auto := Estimator(&hc.state, &hc.pool, gp, m.crawlPrior())
+	if hc.pop.N() >= popMin {
+		return change.Empirical{Pop: &hc.pop, Fallback: auto}.Estimate(s)
+	}
+	return auto.Estimate(s)
+}
+
+// popMin is the pages a host's population must hold before its pages are
+// estimated by empirical Bayes over change's rate grid (change.Empirical,
+// as the simulator's default estimates): the weights of a few pages are
+// noise.
+const popMin = 50
+
+// updatePopulation moves a page's term in its host's mixing weights from
+// its posterior given before, its Stats before the visit, to its
+// posterior given after: the online counterpart of the EM step the
+// simulator takes over all pages at each re-plan (change.Population.Add).
+// The approximation: the term removed is recomputed under today's
+// weights, not the ones it was added under, so the sum drifts by the
+// weights' change between a page's visits, and pages not revisited keep
+// the term of their last visit; Weights clamps what drift makes negative.
+func (hc *hostChange) updatePopulation(before, after *change.Stats) {
+	var pi, post [change.GridLen]float64
+	var lik [change.GridLen]float32
+	weights := hc.pop.Weights(pi[:0])
+	if before.N() > 0 {
+		hc.pop.Add(change.Posterior(weights, change.RelLikelihood(before, lik[:0]), post[:0]), -1)
+	}
+	if after.N() > 0 {
+		hc.pop.Add(change.Posterior(weights, change.RelLikelihood(after, lik[:0]), post[:0]), 1)
+	}
 }
 
 // Estimator is the crawler's estimator for a page of a host whose state

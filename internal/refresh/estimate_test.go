@@ -72,3 +72,36 @@ func TestPreObservations(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdatePopulation checks the host's incremental mixing weights: each
+// page counts once however often it is revisited (its old posterior is
+// removed as its new one is added), and a page that changed at each of
+// five visits 5 days apart, in a host whose other pages did too, is
+// estimated by change.Empirical at many changes a day where the
+// prior-seeded MLE (the fallback) says about one in 2.5 days.
+func TestUpdatePopulation(t *testing.T) {
+	const day = 86400.0
+	var hc hostChange
+	visit := func(s *change.Stats, i int) {
+		before := *s
+		s.Add(change.Observation{Interval: 5 * day, Changed: true, SinceModified: -1}, float64(i+1)*5*day)
+		hc.updatePopulation(&before, s)
+	}
+	pages := make([]change.Stats, popMin)
+	for i := range 5 {
+		for p := range pages {
+			visit(&pages[p], i)
+		}
+	}
+	if n := hc.pop.N(); math.Abs(n-popMin) > 1e-9 {
+		t.Fatalf("population of %g pages, want %d", n, popMin)
+	}
+	auto := change.Auto{Prior: change.Paper001Prior()}
+	eb := change.Empirical{Pop: &hc.pop, Fallback: auto}.Estimate(&pages[0])
+	if eb.Rate < 5/day { // r = λ/f > 25 at the visits' 5 days: a page the plan gives up
+		t.Errorf("empirical Bayes %g changes a day, want many", eb.Rate*day)
+	}
+	if old := auto.Estimate(&pages[0]); old.Rate > 1/day {
+		t.Errorf("fallback %g a day: the case no longer shows the fault", old.Rate*day)
+	}
+}

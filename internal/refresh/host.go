@@ -87,6 +87,10 @@ type hostChange struct {
 	// burst is the sample of the host's recent comparisons that tells a
 	// sweep (burst.go); in memory only.
 	burst burst
+	// pop is the mixing weights of the host's pages over change's rate
+	// grid, the prior of their empirical-Bayes estimates (estimate.go).
+	// It lives in memory only and is rebuilt as pages are revisited.
+	pop change.Population
 }
 
 // groupChange is the pooled history of one URL-pattern group of a host.

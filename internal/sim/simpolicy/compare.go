@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/sim"
 )
 
@@ -66,6 +67,12 @@ type Row struct {
 	// Fetches and Changes are the fetches after warm-up and those that
 	// found the page changed; Delay is the mean fetch delay in seconds.
 	Fetches, Changes, Delay Stat
+	// ToGivenUp is the share of the fetches after warm-up that went to
+	// pages the oracle gives up (f = 0 in the optimal allocation on the
+	// true rates): budget the optimum would have spent elsewhere.
+	ToGivenUp Stat
+	// ToGivenUpPerSeed is ToGivenUp seed by seed.
+	ToGivenUpPerSeed []float64
 	// Wall is the total wall time of the policy's runs.
 	Wall time.Duration
 	// Series is freshness and age over the whole run, one point a day,
@@ -104,13 +111,15 @@ func Compare(ctx context.Context, c Comparison) (*Report, error) {
 	type job struct{ p, s int }
 	results := make([][]*sim.Result, len(names))
 	walls := make([][]time.Duration, len(names))
+	shares := make([][]float64, len(names))
 	for i := range results {
 		results[i] = make([]*sim.Result, len(c.Seeds))
 		walls[i] = make([]time.Duration, len(c.Seeds))
+		shares[i] = make([]float64, len(c.Seeds))
 	}
-	pages := make([][]sim.Page, len(c.Seeds))
-	for s, seed := range c.Seeds {
-		pages[s] = Ch4Pages(c.Pages, c.Model, c.LastModified, seed)
+	pages, givenUp, err := c.workloads()
+	if err != nil {
+		return nil, err
 	}
 	jobs := make(chan job)
 	var (
@@ -127,9 +136,13 @@ func Compare(ctx context.Context, c Comparison) (*Report, error) {
 		wg.Go(func() {
 			for j := range jobs {
 				cfg := sim.Config{Pages: pages[j.s], Seed: c.Seeds[j.s], Duration: c.Days * day,
-					WarmUp: c.WarmUp * day, Budget: c.Budget, ReplanEvery: c.ReplanEvery, SeriesStep: day}
+					WarmUp: c.WarmUp * day, Budget: c.Budget, ReplanEvery: c.ReplanEvery, SeriesStep: day, PerPage: true}
 				t0 := time.Now()
 				r, err := Run(ctx, cfg, names[j.p], c.Setup)
+				if r != nil {
+					shares[j.p][j.s] = ShareTo(r.PerPage, givenUp[j.s])
+					r.PerPage = nil // 40 bytes a page, not kept for every run
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("seed %d: %w", c.Seeds[j.s], err)
@@ -151,9 +164,25 @@ func Compare(ctx context.Context, c Comparison) (*Report, error) {
 	}
 	rep := &Report{Wall: time.Since(start)}
 	for p, n := range names {
-		rep.Rows = append(rep.Rows, summarise(n, results[p], results[oracle], walls[p]))
+		row := summarise(n, results[p], results[oracle], walls[p])
+		row.ToGivenUp, row.ToGivenUpPerSeed = StatOf(shares[p]), shares[p]
+		rep.Rows = append(rep.Rows, row)
 	}
 	return rep, nil
+}
+
+// workloads returns each seed's pages and which of them the oracle gives
+// up.
+func (c Comparison) workloads() (pages [][]sim.Page, givenUp [][]bool, err error) {
+	pages = make([][]sim.Page, len(c.Seeds))
+	givenUp = make([][]bool, len(c.Seeds))
+	for s, seed := range c.Seeds {
+		pages[s] = Ch4Pages(c.Pages, c.Model, c.LastModified, seed)
+		if givenUp[s], err = OracleGivenUp(pages[s], c.Setup); err != nil {
+			return nil, nil, fmt.Errorf("seed %d: %w", seed, err)
+		}
+	}
+	return pages, givenUp, nil
 }
 
 func summarise(name string, rs, oracle []*sim.Result, walls []time.Duration) Row {
@@ -185,4 +214,36 @@ func summarise(name string, rs, oracle []*sim.Result, walls []time.Duration) Row
 		row.Series[j].Age = a / float64(len(rs))
 	}
 	return row
+}
+
+// OracleGivenUp reports, page by page, whether the oracle's allocation on
+// the pages' true rates gives the page up (f = 0), with s's budget and
+// allocator.
+func OracleGivenUp(pages []sim.Page, s Setup) ([]bool, error) {
+	o := Oracle{Config: policy.OnlineConfig{Budget: s.Budget, Allocator: s.Allocator}}
+	o.SetTruth(pages)
+	if o.Err != nil {
+		return nil, o.Err
+	}
+	out := make([]bool, len(pages))
+	for i := range out {
+		out[i] = o.P.Frequency(i) == 0
+	}
+	return out, nil
+}
+
+// ShareTo returns the share of the fetches in perPage that went to the
+// pages marked in mask (0 when there was no fetch).
+func ShareTo(perPage []sim.PageResult, mask []bool) float64 {
+	var all, in int64
+	for i, p := range perPage {
+		all += int64(p.Fetches)
+		if mask[i] {
+			in += int64(p.Fetches)
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(in) / float64(all)
 }

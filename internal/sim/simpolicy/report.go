@@ -28,6 +28,7 @@ type jsonSeed struct {
 	AgeDays   float64 `json:"age_days"`
 	Fetches   int64   `json:"fetches"`
 	Changes   int64   `json:"changes"`
+	ToGivenUp float64 `json:"to_given_up"`
 }
 
 type jsonPolicy struct {
@@ -38,6 +39,7 @@ type jsonPolicy struct {
 	Fetches      jsonStat   `json:"fetches"`
 	Changes      jsonStat   `json:"changes"`
 	DelaySeconds jsonStat   `json:"delay_seconds"`
+	ToGivenUp    jsonStat   `json:"to_given_up"`
 	WallSeconds  float64    `json:"wall_seconds"`
 	Seeds        []jsonSeed `json:"seeds"`
 }
@@ -71,10 +73,10 @@ func (r *Report) WriteJSON(w io.Writer, c Comparison) error {
 	for _, row := range r.Rows {
 		p := jsonPolicy{Policy: row.Policy, Freshness: js(row.Freshness, 1), OfOracle: js(row.OfOracle, 1),
 			AgeDays: js(row.Age, day), Fetches: js(row.Fetches, 1), Changes: js(row.Changes, 1),
-			DelaySeconds: js(row.Delay, 1), WallSeconds: row.Wall.Seconds()}
+			DelaySeconds: js(row.Delay, 1), ToGivenUp: js(row.ToGivenUp, 1), WallSeconds: row.Wall.Seconds()}
 		for i, res := range row.PerSeed {
 			p.Seeds = append(p.Seeds, jsonSeed{Seed: c.Seeds[i], Freshness: res.Freshness, AgeDays: res.Age / day,
-				Fetches: res.Fetches, Changes: res.ChangesDetected})
+				Fetches: res.Fetches, Changes: res.ChangesDetected, ToGivenUp: row.ToGivenUpPerSeed[i]})
 		}
 		out.Policies = append(out.Policies, p)
 	}

@@ -3,6 +3,7 @@ package simpolicy
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -172,3 +173,28 @@ type visitorFunc func(int, float64, change.Observation) float64
 func (f visitorFunc) Visit(i int, t float64, o change.Observation) float64 { return f(i, t, o) }
 
 func timeSeconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// TestOracleGivenUp checks the oracle's given-up set on dissertation
+// Example 5.4 (λ = 1, …, 5 changes a day, 5 visits a day): the printed
+// freshness-optimal frequencies are 1.15, 1.36, 1.35, 1.14 and 0.00, so
+// only the fastest page is given up. ShareTo is checked on hand counts.
+func TestOracleGivenUp(t *testing.T) {
+	pages := make([]sim.Page, 5)
+	for i := range pages {
+		pages[i] = sim.Page{Process: sim.PoissonProcess(float64(i+1) / day), Weight: 1, Host: int32(i)}
+	}
+	got, err := OracleGivenUp(pages, Setup{Pages: 5, Budget: 5 / day, Allocator: policy.OptimalFreshness{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{false, false, false, false, true}; !slices.Equal(got, want) {
+		t.Errorf("given up %v, want %v", got, want)
+	}
+	per := []sim.PageResult{{Fetches: 3}, {Fetches: 0}, {Fetches: 5}, {Fetches: 2}}
+	if s := ShareTo(per, []bool{true, true, false, true}); s != 0.5 {
+		t.Errorf("ShareTo = %g, want 5/10", s)
+	}
+	if s := ShareTo(per[1:2], []bool{true}); s != 0 {
+		t.Errorf("ShareTo with no fetch = %g, want 0", s)
+	}
+}
