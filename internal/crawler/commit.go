@@ -94,6 +94,9 @@ type record struct {
 	page  store.Page
 	visit *store.Visit
 	event bool // a fetch was made: OnFetch hears of it
+	// sweep is the share of the host's pages a sweep has changed, found by
+	// this comparison (refresh.Sweep); 0 if none.
+	sweep float64
 }
 
 // commit writes the batch's WARC records, syncs them, then commits every
@@ -185,19 +188,23 @@ func (c *Crawler) record(o *outcome, now time.Time) (*record, error) {
 		in.weight, in.weighed = c.ranker.Weight(pr.item.URL), true
 	}
 	tr := nextRow(pr.prev, pr.known, in, now)
-	c.decide(o.t.h, pr, &tr, now)
-	return &record{page: tr.row, visit: tr.visit, event: tr.event}, nil
+	sweep := c.decide(o.t.h, pr, &tr, now)
+	return &record{page: tr.row, visit: tr.visit, event: tr.event, sweep: sweep}, nil
 }
 
 // decide takes the refresh module's decisions on a row nextRow worked
 // out: the host's response time, the page's change estimate, and when it
-// is due again.
-func (c *Crawler) decide(h *host, pr *pageResult, tr *transition, now time.Time) {
+// is due again. It returns the share of the host's pages a sweep has
+// changed, if this comparison found one.
+func (c *Crawler) decide(h *host, pr *pageResult, tr *transition, now time.Time) (sweep float64) {
 	if pr.resp != nil && tr.visit != nil {
 		h.NoteService(pr.resp.Duration)
 	}
 	wasHeld := pr.known && pr.prev.Held
 	if tr.observe {
+		if wasHeld && !pr.prev.Checked.IsZero() {
+			sweep = c.refresh.Sweep(&h.Host, pr.prev.Rate, now.Sub(pr.prev.Checked).Seconds(), tr.visit.Changed, now)
+		}
 		c.refresh.Observe(&h.Host, &pr.prev, wasHeld, answerOf(pr.resp), tr.visit.Changed, &tr.row, tr.visit, now)
 	}
 	switch tr.next {
@@ -206,6 +213,7 @@ func (c *Crawler) decide(h *host, pr *pageResult, tr *transition, now time.Time)
 	case nextRetry:
 		tr.row.NextDue = now.Add(c.refresh.Retry(&tr.row))
 	}
+	return sweep
 }
 
 // answerOf is what the refresh module reads of a response.
@@ -247,7 +255,54 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 	if r.visit != nil && pr.known {
 		c.refresh.Discovered(&r.page, found, pr.prev.LastFetch, r.page.LastFetch)
 	}
+	if r.sweep > 0 {
+		if err := c.pullForward(txn, o.t.h, pr.item.URL, r.sweep); err != nil {
+			return err
+		}
+	}
 	return c.stageRow(txn, o.t.h, pr, r)
+}
+
+// maxPull bounds the revisits one sweep brings forward.
+const maxPull = 4096
+
+// pullForward brings forward the revisits of host h's pages other than
+// url that a sweep changing a share of them makes worth it
+// (refresh.PullForward), spaced by the host's delay in the order they
+// were due. The host is busy: no other outcome of the batch touches its
+// rows.
+func (c *Crawler) pullForward(txn *store.Txn, h *host, url string, share float64) error {
+	now := c.now()
+	due, err := c.store.Due(h.Name, maxTime, maxPull)
+	if err != nil {
+		return err
+	}
+	gap := max(h.Delay, time.Millisecond)
+	offset, moved := gap, 0
+	for _, d := range due {
+		if d.URL == url {
+			continue
+		}
+		at, ok := c.refresh.PullForward(share, d.Due, now, offset)
+		if !ok {
+			continue
+		}
+		p, err := c.store.GetPage(d.URL)
+		if err != nil || !p.NextDue.Equal(d.Due) || !p.Held {
+			continue // gone, or moved by a commit not yet seen here
+		}
+		if err := txn.Schedule(h.Name, d.URL, d.Due, at); err != nil {
+			return err
+		}
+		p.NextDue = at
+		if err := txn.PutPage(p, nil); err != nil {
+			return err
+		}
+		offset += gap
+		moved++
+	}
+	c.log.Debug("sweep: revisits brought forward", "host", h.Name, "share", share, "moved", moved)
+	return nil
 }
 
 // stageRow stages the page's row and visit, its host's change record, its
