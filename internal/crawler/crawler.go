@@ -315,8 +315,10 @@ func (c *Crawler) rebuild() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.full = c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages)
+	now := c.now()
 	err := c.store.Hosts(func(name string, n int) error {
-		s.get(name, c.cfg.Delay).queued = n
+		h := s.get(name, c.cfg.Delay)
+		h.queued, h.newAt = n, now
 		return nil
 	})
 	if err != nil {
@@ -359,7 +361,11 @@ func (c *Crawler) Run(ctx context.Context) error {
 		go func() {
 			defer workers.Done()
 			for t := range tasks {
-				results <- c.work(runCtx, t)
+				o := c.work(runCtx, t)
+				if o.end.IsZero() { // No request went out: its slot goes back.
+					c.limiter.refund()
+				}
+				results <- o
 			}
 		}()
 	}
