@@ -410,10 +410,16 @@ func (c *Crawler) Run(ctx context.Context) error {
 }
 
 // dispatch hands hosts to workers as politeness and the budget allow, until
-// ctx is done.
+// ctx is done. It takes the budget's slot first and picks the host after,
+// when the slot is due: picked earlier, the host chosen would be chosen
+// among those idle a slot before, and the one just dispatched would never
+// be among them, however much more work it holds.
 func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 	s := c.sched
 	for {
+		if !c.limiter.wait(ctx) {
+			return
+		}
 		h := s.next(ctx)
 		if h == nil {
 			return
@@ -444,6 +450,7 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 			s.inFly--
 			s.update(h)
 			s.mu.Unlock()
+			c.limiter.refund()
 			continue
 		}
 		t := task{h: h, due: h.due, queued: h.queued, full: !may && !explore, attempts: h.attempts, delay: h.Delay, promote: promote, claimed: claimed}
@@ -452,10 +459,6 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 			s.reserved++
 		}
 		s.mu.Unlock()
-		if !c.limiter.wait(ctx) {
-			s.unbusy(t)
-			return
-		}
 		select {
 		case tasks <- t:
 		case <-ctx.Done():
