@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -107,26 +108,26 @@ func listSite(pages map[string]int) http.Handler {
 	})
 }
 
-// requestsBetween runs c for d and returns its requests between from and
-// to after the start, read from Stats on the test's clock.
-func requestsBetween(t *testing.T, c *Crawler, d, from, to time.Duration) int64 {
+// statsAt runs c for d and returns its Stats at from and to after the
+// start, on the test's clock.
+func statsAt(t *testing.T, c *Crawler, d, from, to time.Duration) (Stats, Stats) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	var at [2]int64
+	var at [2]Stats
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		time.Sleep(from)
-		at[0] = c.Stats().Requests
+		at[0] = c.Stats()
 		time.Sleep(to - from)
-		at[1] = c.Stats().Requests
+		at[1] = c.Stats()
 	}()
 	if err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 	<-done
-	return at[1] - at[0]
+	return at[0], at[1]
 }
 
 // TestBudgetSpentDespitePostpones crawls a web whose discovery never ends
@@ -149,11 +150,15 @@ func TestBudgetSpentDespitePostpones(t *testing.T) {
 		c := newCrawler(t, cfg)
 		defer c.Close()
 		from, to := 20*time.Second, 80*time.Second
-		got := requestsBetween(t, c, to+time.Second, from, to)
+		first, last := statsAt(t, c, to+time.Second, from, to)
+		got := last.Requests - first.Requests
 		used := float64(got) / (budget * (to - from).Seconds())
 		t.Logf("%d requests in %v: %.3f of the budget", got, to-from, used)
 		if used < 0.97 || used > 1.03 {
 			t.Errorf("budget used %.3f, want 0.97–1.03", used)
+		}
+		if u := last.BudgetUsed(first); math.Abs(u-used) > 1e-9 {
+			t.Errorf("Stats.BudgetUsed says %.4f, the count %.4f", u, used)
 		}
 	})
 }

@@ -89,6 +89,26 @@ type Stats struct {
 	Hosts       int    // hosts known
 	Queued      int    // URLs waiting in the hosts' queues
 	InFlight    int    // hosts with a task outstanding
+	// Budget is the configured budget in requests per second (0: none);
+	// Started is when Run began (zero before), At when these Stats were
+	// taken, both on the crawler's clock. BudgetUsed reads them.
+	Budget      float64
+	Started, At time.Time
+}
+
+// BudgetUsed is the share of the budget the requests made between prev
+// and st used: their number over Budget × the time between them; with
+// prev zero, since Run started. Zero without a budget or elapsed time.
+func (st Stats) BudgetUsed(prev Stats) float64 {
+	from := prev.At
+	if from.IsZero() || from.Before(st.Started) {
+		from = st.Started
+	}
+	d := st.At.Sub(from).Seconds()
+	if st.Budget <= 0 || st.Started.IsZero() || d <= 0 {
+		return 0
+	}
+	return float64(st.Requests-prev.Requests) / (st.Budget * d)
 }
 
 type counters struct {
@@ -118,6 +138,9 @@ type Crawler struct {
 	cm    committerState
 	stats counters
 	held  atomic.Int64
+	// started is when Run began, in Unix nanoseconds on the crawler's
+	// clock; zero before.
+	started atomic.Int64
 
 	scopeHosts, scopeSites map[string]bool
 
@@ -353,6 +376,11 @@ func (c *Crawler) fail(err error) {
 func (c *Crawler) Run(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	now := c.now()
+	c.started.Store(now.UnixNano())
+	if c.limiter != nil { // No pause to make up for yet: no burst.
+		c.limiter.next = now
+	}
 	tasks := make(chan task)
 	results := make(chan outcome, c.cfg.Workers)
 	var workers sync.WaitGroup
@@ -481,6 +509,10 @@ func (c *Crawler) Stats() Stats {
 		Discovered: c.stats.discovered.Load(), OutOfScope: c.stats.outOfScope.Load(),
 		Trapped: c.stats.trapped.Load(), Revisits: c.stats.revisits.Load(), Bytes: c.stats.bytes.Load(),
 		Held: c.held.Load(), Seen: c.store.SeenCount(), Evicted: c.stats.evicted.Load(),
+		Budget: c.cfg.Budget, At: c.now(),
+	}
+	if ns := c.started.Load(); ns != 0 {
+		st.Started = time.Unix(0, ns)
 	}
 	c.sched.mu.Lock()
 	st.Hosts, st.InFlight = len(c.sched.hosts), c.sched.inFly
