@@ -41,15 +41,9 @@ type modelHost struct {
 	fromScheduler *host
 }
 
-// wake is when the host may next do some of its work, and whether it has
-// any it may do.
-func (m *schedModel) wake(h *modelHost) (time.Time, bool) {
-	w, _, ok := m.keys(h)
-	return w, ok
-}
-
-// keys returns when the host wakes, how long its oldest work has waited,
-// and whether it has work it may do.
+// keys returns when the host wakes (when it may next do some of its
+// work), how long its oldest work has waited, and whether it has work it
+// may do.
 func (m *schedModel) keys(h *modelHost) (wake, since time.Time, ok bool) {
 	var work, waited []time.Time
 	if h.queued > 0 && (!m.full || m.explore) {
