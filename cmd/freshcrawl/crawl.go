@@ -407,7 +407,11 @@ func reportProgress(c *crawler.Crawler, start time.Time, interval time.Duration,
 		case now := <-t.C:
 			st := c.Stats()
 			rate := float64(st.Requests-last.Requests) / now.Sub(lastAt).Seconds()
-			fmt.Fprintln(w, progressLine(now.Sub(start), rate, st))
+			line := progressLine(now.Sub(start), rate, st)
+			if st.Budget > 0 {
+				line += fmt.Sprintf("  budget used %.1f%% (%.1f%% since start)", 100*st.BudgetUsed(last), 100*st.BudgetUsed(crawler.Stats{}))
+			}
+			fmt.Fprintln(w, line)
 			last, lastAt = st, now
 		}
 	}

@@ -163,7 +163,7 @@ func TestCrawlThenStatus(t *testing.T) {
 	if how != "stopped" || held == 0 || seen < held {
 		t.Errorf("summary: %s", stdout.String())
 	}
-	if !regexp.MustCompile(`(?m)^ +\d+s  held \d+  [\d.]+ fetches/s  requests \d+  failures \d+  queued \d+  seen \d+  hosts \d+  in flight \d+$`).MatchString(stderr.String()) {
+	if !regexp.MustCompile(`(?m)^ +\d+s  held \d+  [\d.]+ fetches/s  requests \d+  failures \d+  queued \d+  seen \d+  hosts \d+  in flight \d+  budget used [\d.]+% \([\d.]+% since start\)$`).MatchString(stderr.String()) {
 		t.Errorf("no progress line on stderr")
 	}
 
@@ -196,6 +196,8 @@ func TestCrawlThenStatus(t *testing.T) {
 		t.Errorf("status: scope %q, %q", st.ScopeHosts, st.ScopeSites)
 	case st.LastFetch.Before(start) || st.LastFetch.After(time.Now()):
 		t.Errorf("status: last fetch %v", st.LastFetch)
+	case st.LastRun == nil || st.LastRun.Requests != n[0] || st.LastRun.Budget != 10 || st.LastRun.SinceStart <= 0:
+		t.Errorf("status: last run %+v; the crawl made %d requests at 10/s", st.LastRun, n[0])
 	}
 
 	out.Reset()
@@ -208,6 +210,7 @@ func TestCrawlThenStatus(t *testing.T) {
 		"pages held      " + strconv.FormatInt(held, 10) + "\n",
 		"WARC files      " + strconv.Itoa(st.WARC.Files) + ", ",
 		"scope           3 hosts (",
+		"budget used     ",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("status does not say %q", want)

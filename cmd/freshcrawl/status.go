@@ -84,6 +84,11 @@ func writeStatus(w io.Writer, st datadir.Status, now time.Time) {
 	} else {
 		line("last fetch", "%s", when(st.LastFetch, now))
 	}
+	if b := st.LastRun; b != nil && b.Budget > 0 {
+		line("budget used", "%.1f%% of %g/s over the last run's last %v, %.1f%% over all of it (%v, %d requests, ended %s)",
+			100*b.Last, b.Budget, b.Ended.Sub(b.LastFrom).Round(time.Second), 100*b.SinceStart,
+			b.Ended.Sub(b.Started).Round(time.Second), b.Requests, when(b.Ended, now))
+	}
 	r := st.Rates
 	if r.Median > 0 {
 		b := r.ByClass

@@ -42,6 +42,32 @@ type committerState struct {
 	// urlLimited holds the hosts whose MaxURLsPerHost was reached in this
 	// run, so that it is logged once (admit.go).
 	urlLimited map[string]bool
+	// run is the budget account each batch records; marks[0] is its
+	// Mark, marks[1] the next one (store.Run).
+	run   store.Run
+	marks [2]runMark
+}
+
+// runMark is a moment of the run and the requests made by then.
+type runMark struct {
+	at       time.Time
+	requests int64
+}
+
+// stageRun stages the run's budget account as of now: its requests, and
+// a mark between one and two store.RunWindows old.
+func (c *Crawler) stageRun(txn *store.Txn, now time.Time) error {
+	r, m := &c.cm.run, &c.cm.marks
+	if r.Started.IsZero() {
+		r.Started, r.Budget = time.Unix(0, c.started.Load()), c.cfg.Budget
+		m[0].at, m[1].at = r.Started, r.Started
+	}
+	r.At, r.Requests = now, c.stats.requests.Load()
+	if now.Sub(m[1].at) >= store.RunWindow {
+		m[0], m[1] = m[1], runMark{now, r.Requests}
+	}
+	r.Mark, r.MarkRequests = m[0].at, m[0].requests
+	return txn.SetRun(*r)
 }
 
 // commitLoop records outcomes in batches until results is closed. A
@@ -157,6 +183,10 @@ func (c *Crawler) stageBatch(batch []outcome, recs []*record, enq map[string]int
 		ranked = append(ranked, rank.Update{URL: ev, State: rank.Evicted})
 	}
 	c.cm.evicted = c.cm.evicted[:0]
+	if err := c.stageRun(txn, c.now()); err != nil {
+		txn.Abort()
+		return nil, err
+	}
 	return ranked, txn.Commit()
 }
 

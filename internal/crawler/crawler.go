@@ -89,6 +89,26 @@ type Stats struct {
 	Hosts       int    // hosts known
 	Queued      int    // URLs waiting in the hosts' queues
 	InFlight    int    // hosts with a task outstanding
+	// Budget is the configured budget in requests per second (0: none);
+	// Started is when Run began (zero before), At when these Stats were
+	// taken, both on the crawler's clock. BudgetUsed reads them.
+	Budget      float64
+	Started, At time.Time
+}
+
+// BudgetUsed is the share of the budget the requests made between prev
+// and st used: their number over Budget × the time between them; with
+// prev zero, since Run started. Zero without a budget or elapsed time.
+func (st Stats) BudgetUsed(prev Stats) float64 {
+	from := prev.At
+	if from.IsZero() || from.Before(st.Started) {
+		from = st.Started
+	}
+	d := st.At.Sub(from).Seconds()
+	if st.Budget <= 0 || st.Started.IsZero() || d <= 0 {
+		return 0
+	}
+	return float64(st.Requests-prev.Requests) / (st.Budget * d)
 }
 
 type counters struct {
@@ -120,6 +140,9 @@ type Crawler struct {
 	cm    committerState
 	stats counters
 	held  atomic.Int64
+	// started is when Run began, in Unix nanoseconds on the crawler's
+	// clock; zero before.
+	started atomic.Int64
 
 	scopeHosts, scopeSites map[string]bool
 
@@ -317,8 +340,10 @@ func (c *Crawler) rebuild() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.full = c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages)
+	now := c.now()
 	err := c.store.Hosts(func(name string, n int) error {
-		s.get(name, c.cfg.Delay).queued = n
+		h := s.get(name, c.cfg.Delay)
+		h.queued, h.newAt = n, now
 		return nil
 	})
 	if err != nil {
@@ -370,6 +395,11 @@ func (c *Crawler) fail(err error) {
 func (c *Crawler) Run(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	now := c.now()
+	c.started.Store(now.UnixNano())
+	if c.limiter != nil { // No pause to make up for yet: no burst.
+		c.limiter.next = now
+	}
 	tasks := make(chan task)
 	results := make(chan outcome, c.cfg.Workers)
 	var workers sync.WaitGroup
@@ -378,7 +408,11 @@ func (c *Crawler) Run(ctx context.Context) error {
 		go func() {
 			defer workers.Done()
 			for t := range tasks {
-				results <- c.work(runCtx, t)
+				o := c.work(runCtx, t)
+				if o.end.IsZero() { // No request went out: its slot goes back.
+					c.limiter.refund()
+				}
+				results <- o
 			}
 		}()
 	}
@@ -423,10 +457,16 @@ func (c *Crawler) Run(ctx context.Context) error {
 }
 
 // dispatch hands hosts to workers as politeness and the budget allow, until
-// ctx is done.
+// ctx is done. It takes the budget's slot first and picks the host after,
+// when the slot is due: picked earlier, the host chosen would be chosen
+// among those idle a slot before, and the one just dispatched would never
+// be among them, however much more work it holds.
 func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 	s := c.sched
 	for {
+		if !c.limiter.wait(ctx) {
+			return
+		}
 		h := s.next(ctx)
 		if h == nil {
 			return
@@ -457,6 +497,7 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 			s.inFly--
 			s.update(h)
 			s.mu.Unlock()
+			c.limiter.refund()
 			continue
 		}
 		t := task{h: h, due: h.due, queued: h.queued, full: !may && !explore, attempts: h.attempts, delay: h.Delay, promote: promote, claimed: claimed}
@@ -465,10 +506,6 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 			s.reserved++
 		}
 		s.mu.Unlock()
-		if !c.limiter.wait(ctx) {
-			s.unbusy(t)
-			return
-		}
 		select {
 		case tasks <- t:
 		case <-ctx.Done():
@@ -491,6 +528,10 @@ func (c *Crawler) Stats() Stats {
 		Discovered: c.stats.discovered.Load(), OutOfScope: c.stats.outOfScope.Load(),
 		Trapped: c.stats.trapped.Load(), Revisits: c.stats.revisits.Load(), Bytes: c.stats.bytes.Load(),
 		Held: c.held.Load(), Seen: c.store.SeenCount(), Evicted: c.stats.evicted.Load(),
+		Budget: c.cfg.Budget, At: c.now(),
+	}
+	if ns := c.started.Load(); ns != 0 {
+		st.Started = time.Unix(0, ns)
 	}
 	c.sched.mu.Lock()
 	st.Hosts, st.InFlight = len(c.sched.hosts), c.sched.inFly

@@ -37,10 +37,12 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 			s.reserved--
 		}
 		c.settlePoliteness(h, o, enq == nil, now)
+		before := h.queued
 		if enq != nil && !o.aborted && o.err == nil {
 			settleWork(h, o, recOf(recs, i), views[i])
 		}
 		h.queued = max(h.queued, 0)
+		noteQueue(h, before, now)
 		s.update(h)
 	}
 	for name, n := range enq {
@@ -49,11 +51,30 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 		}
 		h := s.get(name, c.cfg.Delay)
 		h.queued += n
+		noteQueue(h, h.queued-n, now)
 		s.update(h)
 	}
 	s.setFullLocked(c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages))
 	s.mu.Unlock()
 	s.signal()
+}
+
+// noteQueue keeps h.newAt, the scheduler's key for h's new URLs, in step
+// with its queue, which held before URLs and holds h.queued now: now when
+// the queue fills from empty; when URLs leave it, moved towards now by
+// the share of the queue they were, as though its URLs had been found
+// evenly between newAt and now. A host with ten times the queue thus ages
+// ten times slower per URL taken, and gets ten times the picks.
+func noteQueue(h *host, before int, now time.Time) {
+	switch {
+	case h.queued == 0:
+		h.newAt = time.Time{}
+	case before == 0 || h.newAt.IsZero():
+		h.newAt = now
+	case h.queued < before:
+		took := float64(before-h.queued) / float64(before)
+		h.newAt = h.newAt.Add(time.Duration(float64(now.Sub(h.newAt)) * took))
+	}
 }
 
 // view is what the store says of a host after a commit, where its

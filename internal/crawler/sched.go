@@ -56,21 +56,29 @@ type host struct {
 	// least half. The worker owns it while the host is busy.
 	newTurn bool
 
-	wake time.Time // heap key: when the host next has work it may do
-	idx  int       // heap index, -1 when not in the heap
-	pidx int       // index in the heap of hosts with promoted URLs, -1 when not in it
+	// newAt stands for the time the host's first queued URL was found,
+	// as its key among ready hosts (since): the queue's URLs are taken as
+	// found evenly between newAt and now, which the store does not record.
+	newAt time.Time
+
+	wake  time.Time // waiting heap key: when the host next has work it may do
+	since time.Time // ready heap key: how long its oldest work has waited
+	in    *hostHeap // the heap idx indexes: the scheduler's waiting or ready one
+	idx   int       // heap index, -1 when not in a heap
+	pidx  int       // index in the heap of hosts with promoted URLs, -1 when not in it
 }
 
-// hostHeap orders idle hosts by wake time. A host can be in two heaps at
-// once (the scheduler's and the promoted hosts'), each keeping the host's
-// position in its own field, which pos returns.
+// hostHeap orders idle hosts by a time, key's. A host can be in two heaps
+// at once (one of the scheduler's and the promoted hosts'), each keeping
+// the host's position in its own field, which pos returns.
 type hostHeap struct {
 	hosts []*host
 	pos   func(*host) *int
+	key   func(*host) time.Time
 }
 
 func (h *hostHeap) Len() int           { return len(h.hosts) }
-func (h *hostHeap) Less(i, j int) bool { return h.hosts[i].wake.Before(h.hosts[j].wake) }
+func (h *hostHeap) Less(i, j int) bool { return h.key(h.hosts[i]).Before(h.key(h.hosts[j])) }
 func (h *hostHeap) Swap(i, j int) {
 	h.hosts[i], h.hosts[j] = h.hosts[j], h.hosts[i]
 	*h.pos(h.hosts[i]), *h.pos(h.hosts[j]) = i, j
@@ -89,19 +97,37 @@ func (h *hostHeap) Pop() any {
 	return e
 }
 
-// top returns the host that wakes first; the heap must not be empty.
+// top returns the host with the earliest key; the heap must not be empty.
 func (h *hostHeap) top() *host { return h.hosts[0] }
 
-// scheduler is the dispatcher's state: every host known, and a heap of the
-// idle ones that have work, keyed by the time they may next be asked. The
-// hosts holding the ranking's URLs are in a second heap too, and of the
-// hosts that may be asked now, those go first: an importance ordering
-// orders hosts as well as each host's URLs.
+func wakeOf(h *host) time.Time  { return h.wake }
+func sinceOf(h *host) time.Time { return h.since }
+
+// scheduler is the dispatcher's state: every host known, and two heaps of
+// the idle ones that have work: those that may not be asked yet, keyed by
+// the time they may (wake), and those that may, keyed by how long their
+// oldest work has waited (since). The hosts holding the ranking's URLs
+// are in a third heap too, and of the hosts that may be asked now, those
+// go first: an importance ordering orders hosts as well as each host's
+// URLs.
+//
+// Of the ready hosts the one whose oldest work has waited longest goes
+// first: its earliest due revisit, or for new URLs the time its queue's
+// head stands for (host.newAt). This is earliest-deadline-first across
+// hosts, and it makes the budget follow the backlog without counting it:
+// a host with ten times the due pages has ten times as many due times in
+// any stretch of the past, so while the budget binds it is picked ten
+// times as often, and every host's oldest work waits about as long. A
+// backlog-weighted lottery or deficit counter would need each host's
+// count of due revisits, which the store's due index does not keep. A
+// host held back by its delay is simply not ready, so the slots it cannot
+// take go to the others.
 type scheduler struct {
 	now   func() time.Time
 	mu    sync.Mutex
 	hosts map[string]*host
-	heap  hostHeap // idle hosts with work, by idx
+	wait  hostHeap // idle hosts with work not yet ready, by idx
+	ready hostHeap // idle hosts ready at the last pick, by idx
 	promo hostHeap // those of them holding promoted URLs, by pidx
 	full  bool     // the collection is at capacity: new URLs wait
 	kick  chan struct{}
@@ -121,8 +147,9 @@ type scheduler struct {
 func newScheduler(now func() time.Time) *scheduler {
 	return &scheduler{
 		now: now, hosts: map[string]*host{}, kick: make(chan struct{}, 1),
-		heap:  hostHeap{pos: func(h *host) *int { return &h.idx }},
-		promo: hostHeap{pos: func(h *host) *int { return &h.pidx }},
+		wait:  hostHeap{pos: func(h *host) *int { return &h.idx }, key: wakeOf},
+		ready: hostHeap{pos: func(h *host) *int { return &h.idx }, key: sinceOf},
+		promo: hostHeap{pos: func(h *host) *int { return &h.pidx }, key: wakeOf},
 	}
 }
 
@@ -136,34 +163,34 @@ func (s *scheduler) get(name string, delay time.Duration) *host {
 	return h
 }
 
-// update recomputes h's wake time and its place in the heap. The caller
-// holds s.mu.
+// update recomputes h's wake time and key and puts it back among the
+// waiting hosts (pick moves it to the ready ones when its time has come).
+// The caller holds s.mu.
 func (s *scheduler) update(h *host) {
-	work := time.Time{}
+	var work, since time.Time
 	hasWork := false
-	if h.queued > 0 && (!s.full || s.explore) || len(h.promoted) > 0 {
-		work, hasWork = h.ready, true
+	if h.queued > 0 && (!s.full || s.explore) {
+		work, since, hasWork = h.ready, h.newAt, true
+	}
+	if len(h.promoted) > 0 && (!hasWork || h.ready.Before(since)) {
+		work, since, hasWork = h.ready, h.ready, true
 	}
 	if !h.due.IsZero() {
-		w := h.due
-		if w.Before(h.ready) {
-			w = h.ready
-		}
+		w := later(h.due, h.ready)
 		if !hasWork || w.Before(work) {
-			work, hasWork = w, true
+			work = w
 		}
+		if !hasWork || h.due.Before(since) {
+			since = h.due
+		}
+		hasWork = true
 	}
-	switch {
-	case h.busy || !hasWork:
-		if h.idx >= 0 {
-			heap.Remove(&s.heap, h.idx)
-		}
-	case h.idx >= 0:
-		h.wake = work
-		heap.Fix(&s.heap, h.idx)
-	default:
-		h.wake = work
-		heap.Push(&s.heap, h)
+	if h.idx >= 0 {
+		heap.Remove(h.in, h.idx)
+	}
+	if !h.busy && hasWork {
+		h.wake, h.since, h.in = work, since, &s.wait
+		heap.Push(&s.wait, h)
 	}
 	// A full collection's exploring URLs get no precedence: only those
 	// that may enter it (all of them while it has room).
@@ -263,24 +290,29 @@ func (s *scheduler) next(ctx context.Context) *host {
 
 // pick hands out the host that may be asked for work at now, marked busy:
 // of the hosts whose time has come, one holding the ranking's URLs if
-// there is one, else the one that woke first. With none, it returns how
-// long until the first wakes (-1: no host has work). The caller holds
-// s.mu.
+// there is one, else the one whose oldest work has waited longest. With
+// none, it returns how long until the first wakes (-1: no host has work).
+// now never goes back between calls. The caller holds s.mu.
 func (s *scheduler) pick(now time.Time) (*host, time.Duration) {
+	for s.wait.Len() > 0 && !s.wait.top().wake.After(now) {
+		h := heap.Pop(&s.wait).(*host)
+		h.in = &s.ready
+		heap.Push(&s.ready, h)
+	}
 	var h *host
 	switch {
 	case s.promo.Len() > 0 && !now.Before(s.promo.top().wake):
 		h = heap.Pop(&s.promo).(*host)
-		heap.Remove(&s.heap, h.idx)
-	case s.heap.Len() == 0:
-		return nil, -1
-	case s.heap.top().wake.After(now):
-		return nil, s.heap.top().wake.Sub(now)
-	default:
-		h = heap.Pop(&s.heap).(*host)
+		heap.Remove(h.in, h.idx)
+	case s.ready.Len() > 0:
+		h = heap.Pop(&s.ready).(*host)
 		if h.pidx >= 0 {
 			heap.Remove(&s.promo, h.pidx)
 		}
+	case s.wait.Len() == 0:
+		return nil, -1
+	default:
+		return nil, s.wait.top().wake.Sub(now)
 	}
 	h.busy = true
 	s.inFly++
@@ -288,11 +320,15 @@ func (s *scheduler) pick(now time.Time) (*host, time.Duration) {
 }
 
 // limiter spaces dispatches to at most rate per second, with a burst of
-// one second's worth so that a pause is made up for in part.
+// one second's worth so that a pause is made up for in part. A slot is
+// meant for a request: a task that made none gives its slot back
+// (refund), so that postponed revisits and tasks that found nothing to do
+// cost the budget nothing.
 type limiter struct {
 	now      func() time.Time
 	interval time.Duration
 	burst    time.Duration
+	mu       sync.Mutex // the dispatcher takes slots, workers give them back
 	next     time.Time
 }
 
@@ -310,13 +346,26 @@ func (l *limiter) wait(ctx context.Context) bool {
 	if l == nil {
 		return ctx.Err() == nil
 	}
+	l.mu.Lock()
 	now := l.now()
 	if floor := now.Add(-l.burst + l.interval); l.next.Before(floor) {
 		l.next = floor
 	}
 	at := l.next
 	l.next = l.next.Add(l.interval)
+	l.mu.Unlock()
 	return clock.Sleep(ctx, at.Sub(now))
+}
+
+// refund gives back a slot that no request used. The next waits may then
+// go sooner, within the burst.
+func (l *limiter) refund() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.next = l.next.Add(-l.interval)
+	l.mu.Unlock()
 }
 
 // unbusy returns the host of a task that was made but not dispatched.

@@ -23,7 +23,9 @@ import (
 // URLs, which it may take at its ready time; and a revisit, at its due
 // time but not before it is ready. It wakes at the earliest work it may
 // take. Of the idle hosts that are awake, those whose first ranking URL
-// may enter the collection go first, then the one that woke first.
+// may enter the collection go first (the one that woke first), then the
+// one whose oldest work has waited longest: its due time, its queue's
+// newAt, or for the ranking's URLs its ready time.
 type schedModel struct {
 	hosts         []*modelHost
 	full, explore bool
@@ -32,44 +34,50 @@ type schedModel struct {
 type modelHost struct {
 	name          string
 	ready, due    time.Time // due zero: no revisit
+	newAt         time.Time // the queue's key
 	queued        int
 	promoted      []rank.Promotion
 	busy          bool
 	fromScheduler *host
 }
 
-// wake is when the host may next do some of its work, and whether it has
-// any it may do.
-func (m *schedModel) wake(h *modelHost) (time.Time, bool) {
-	var work []time.Time
+// keys returns when the host wakes (when it may next do some of its
+// work), how long its oldest work has waited, and whether it has work it
+// may do.
+func (m *schedModel) keys(h *modelHost) (wake, since time.Time, ok bool) {
+	var work, waited []time.Time
 	if h.queued > 0 && (!m.full || m.explore) {
-		work = append(work, h.ready)
+		work, waited = append(work, h.ready), append(waited, h.newAt)
 	}
 	if len(h.promoted) > 0 {
-		work = append(work, h.ready)
+		work, waited = append(work, h.ready), append(waited, h.ready)
 	}
 	if !h.due.IsZero() {
-		work = append(work, later(h.due, h.ready))
+		work, waited = append(work, later(h.due, h.ready)), append(waited, h.due)
 	}
 	if len(work) == 0 {
-		return time.Time{}, false
+		return time.Time{}, time.Time{}, false
 	}
-	return slices.MinFunc(work, time.Time.Compare), true
+	return slices.MinFunc(work, time.Time.Compare), slices.MinFunc(waited, time.Time.Compare), true
 }
 
-// pick is what the scheduler must hand out at now: a host with the wake
-// time returned and whether it holds an entering ranking URL, or, if none
+// pick is what the scheduler must hand out at now: a host with the key
+// returned (its wake time if it holds an entering ranking URL, else how
+// long its oldest work has waited) and whether it holds one, or, if none
 // is awake, the wait until the first wakes (-1: none has work).
-func (m *schedModel) pick(now time.Time) (wake time.Time, promoted bool, wait time.Duration, ok bool) {
-	var first, firstPromo time.Time
-	has, hasPromo := false, false
+func (m *schedModel) pick(now time.Time) (key time.Time, promoted bool, wait time.Duration, ok bool) {
+	var first, oldest, firstPromo time.Time
+	has, awake, hasPromo := false, false, false
 	for _, h := range m.hosts {
-		w, work := m.wake(h)
+		w, since, work := m.keys(h)
 		if h.busy || !work {
 			continue
 		}
 		if !has || w.Before(first) {
 			first, has = w, true
+		}
+		if !w.After(now) && (!awake || since.Before(oldest)) {
+			oldest, awake = since, true
 		}
 		if len(h.promoted) > 0 && h.promoted[0].Enters && !w.After(now) && (!hasPromo || w.Before(firstPromo)) {
 			firstPromo, hasPromo = w, true
@@ -80,10 +88,10 @@ func (m *schedModel) pick(now time.Time) (wake time.Time, promoted bool, wait ti
 		return firstPromo, true, 0, true
 	case !has:
 		return time.Time{}, false, -1, false
-	case first.After(now):
+	case !awake:
 		return time.Time{}, false, first.Sub(now), false
 	}
-	return first, false, 0, true
+	return oldest, false, 0, true
 }
 
 // TestSchedulerAgainstModel runs the scheduler and the brute-force model
@@ -95,8 +103,10 @@ func TestSchedulerAgainstModel(t *testing.T) {
 	for _, explore := range []bool{false, true} {
 		t.Run(fmt.Sprintf("explore=%v", explore), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(len(fmt.Sprint(explore)))))
-			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			at := func() time.Time { return t0.Add(time.Duration(rng.IntN(100)) * time.Second) }
+			// The clock only goes forward, as pick requires; work comes
+			// due within 50 s of it either way.
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			at := func() time.Time { return now.Add(time.Duration(rng.IntN(100)-50) * time.Second) }
 			s := newScheduler(nil)
 			s.explore = explore
 			m := &schedModel{explore: explore}
@@ -107,6 +117,7 @@ func TestSchedulerAgainstModel(t *testing.T) {
 			set := func(mh *modelHost) {
 				h := mh.fromScheduler
 				h.ready, h.due, h.queued, h.promoted, h.busy = mh.ready, mh.due, mh.queued, mh.promoted, mh.busy
+				h.newAt = mh.newAt
 				s.update(h)
 			}
 			picks := 0
@@ -114,7 +125,7 @@ func TestSchedulerAgainstModel(t *testing.T) {
 				mh := m.hosts[rng.IntN(len(m.hosts))]
 				switch op := rng.IntN(10); {
 				case op < 3 && !mh.busy: // new work, or none
-					mh.ready, mh.queued = at(), rng.IntN(3)
+					mh.ready, mh.queued, mh.newAt = at(), rng.IntN(3), at()
 					mh.due = time.Time{}
 					if rng.IntN(2) == 0 {
 						mh.due = at()
@@ -141,9 +152,9 @@ func TestSchedulerAgainstModel(t *testing.T) {
 				case op == 5 && mh.busy: // released
 					mh.busy = false
 					set(mh)
-				default: // a pick
-					now := at()
-					wake, promoted, wait, ok := m.pick(now)
+				default: // a pick, a moment later
+					now = now.Add(time.Duration(rng.IntN(3)) * time.Second)
+					key, promoted, wait, ok := m.pick(now)
 					h, gotWait := s.pick(now)
 					if !ok {
 						if h != nil || gotWait != wait {
@@ -152,14 +163,18 @@ func TestSchedulerAgainstModel(t *testing.T) {
 						continue
 					}
 					if h == nil {
-						t.Fatalf("step %d: picked none (wait %v), the model a host woken at %v", step, gotWait, wake)
+						t.Fatalf("step %d: picked none (wait %v), the model a host of key %v", step, gotWait, key)
 					}
 					got := m.hosts[slices.IndexFunc(m.hosts, func(x *modelHost) bool { return x.fromScheduler == h })]
-					gw, _ := m.wake(got)
+					gw, gs, _ := m.keys(got)
 					gotPromoted := len(got.promoted) > 0 && got.promoted[0].Enters
-					if !gw.Equal(wake) || gotPromoted != promoted || got.busy {
-						t.Fatalf("step %d at %v: picked %s woken at %v (promoted %v, busy %v); the model one woken at %v (promoted %v)",
-							step, now, got.name, gw, gotPromoted, got.busy, wake, promoted)
+					gk := gs
+					if promoted {
+						gk = gw
+					}
+					if !gk.Equal(key) || gw.After(now) || gotPromoted != promoted || got.busy {
+						t.Fatalf("step %d at %v: picked %s of key %v woken at %v (promoted %v, busy %v); the model one of key %v (promoted %v)",
+							step, now, got.name, gk, gw, gotPromoted, got.busy, key, promoted)
 					}
 					got.busy = true
 					picks++

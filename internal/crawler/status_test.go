@@ -221,6 +221,15 @@ func TestReadStatus(t *testing.T) {
 		want.Rates.LMTrusted, want.Rates.LMDistrusted, want.Rates.LMUnproven = r.LMTrusted, r.LMDistrusted, r.LMUnproven
 		want.Rates.SitemapTrusted, want.Rates.SitemapDistrusted = r.SitemapTrusted, r.SitemapDistrusted
 
+		// The run's account: all its requests, from when Run began to its
+		// last commit; no budget, so no share of one. The run is shorter
+		// than store.RunWindow: its last stretch is all of it.
+		lr := got.LastRun
+		if lr == nil || lr.Ended.Before(lastFetch) || lr.Ended.After(stats.At) {
+			t.Fatalf("last run %+v; the last fetch at %v, the run ended by %v", lr, lastFetch, stats.At)
+		}
+		want.LastRun = &datadir.RunBudget{Started: stats.Started, Ended: lr.Ended, Requests: stats.Requests, LastFrom: stats.Started}
+
 		// A revisit is overdue at now if it is due at or before now: none
 		// before the crawl, all after the last, and the ties at the ends.
 		first, lastDue := due[0], due[len(due)-1]
@@ -248,10 +257,13 @@ func TestReadStatus(t *testing.T) {
 			}
 			want := want
 			want.Overdue = tt.overdue
+			lastRun := *want.LastRun
+			want.LastRun = &lastRun
 			// Times are compared as instants: the store keeps neither
 			// the location nor the monotonic reading.
 			for _, p := range []struct{ got, want *time.Time }{
 				{&got.LastFetch, &want.LastFetch}, {&got.NextDue, &want.NextDue}, {&got.WARC.NewestTime, &want.WARC.NewestTime},
+				{&got.LastRun.Started, &want.LastRun.Started}, {&got.LastRun.LastFrom, &want.LastRun.LastFrom},
 			} {
 				if p.got.Equal(*p.want) {
 					*p.got = *p.want

@@ -58,6 +58,40 @@ type Status struct {
 	WARC       WARCFiles `json:"warc"`
 	// Rates summarises the change-rate estimates of the pages held.
 	Rates Rates `json:"change_rates"`
+	// LastRun is the budget account of the latest run; nil if none was
+	// recorded (or the crawl predates the record).
+	LastRun *RunBudget `json:"last_run,omitempty"`
+}
+
+// RunBudget is how much of its budget a run spent: its requests over
+// budget × time, over the whole run (SinceStart) and over its last
+// stretch (Last, from LastFrom: one to two minutes, or the whole run if
+// shorter). The shares are 0 without a budget.
+type RunBudget struct {
+	Started    time.Time `json:"started"`
+	Ended      time.Time `json:"last_commit"`
+	Budget     float64   `json:"budget_per_second"`
+	Requests   int64     `json:"requests"`
+	SinceStart float64   `json:"budget_used"`
+	LastFrom   time.Time `json:"last_stretch_from"`
+	Last       float64   `json:"budget_used_last_stretch"`
+}
+
+// readRun reads the latest run's budget account.
+func (st *Status) readRun(s *store.Store) error {
+	r, ok, err := s.LatestRun()
+	if err != nil || !ok {
+		return err
+	}
+	used := func(n int64, from time.Time) float64 {
+		if d := r.At.Sub(from).Seconds(); r.Budget > 0 && d > 0 {
+			return float64(n) / (r.Budget * d)
+		}
+		return 0
+	}
+	st.LastRun = &RunBudget{Started: r.Started, Ended: r.At, Budget: r.Budget, Requests: r.Requests,
+		SinceStart: used(r.Requests, r.Started), LastFrom: r.Mark, Last: used(r.Requests-r.MarkRequests, r.Mark)}
+	return nil
 }
 
 // Rates summarises the change-rate estimates of the pages held and
@@ -198,6 +232,9 @@ func ReadStatus(dir string, now time.Time) (Status, error) {
 		return Status{}, err
 	}
 	if err := st.Rates.readSites(s); err != nil {
+		return Status{}, err
+	}
+	if err := st.readRun(s); err != nil {
 		return Status{}, err
 	}
 	if st.WARC, err = readWARCDir(filepath.Join(dir, "warc")); err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The crawl's own records that more than one package reads: how many pages
@@ -46,4 +47,44 @@ func (s *Store) Scope() (hosts, sites []string, err error) {
 		return nil, nil, fmt.Errorf("store: scope: %w", err)
 	}
 	return hosts, sites, nil
+}
+
+// Run is the budget account of the crawl's latest run, which the crawler
+// records with every commit, so that a reader of the data directory can
+// tell how much of its budget the run spent: Requests made from Started
+// to At (its last commit), at Budget requests per second (0: none), and
+// MarkRequests of them by Mark, a moment between one and two RunWindows
+// before At (Started while the run is younger), so that the run's last
+// stretch can be told from its whole.
+type Run struct {
+	Started, Mark, At      time.Time
+	Budget                 float64
+	Requests, MarkRequests int64
+}
+
+// RunWindow is the shortest stretch the run's mark spans.
+const RunWindow = time.Minute
+
+// settingRun holds Run as its fields in order, times in Unix nanoseconds.
+const settingRun = "run"
+
+// SetRun records r as the latest run's account.
+func (t *Txn) SetRun(r Run) error {
+	return t.SetSetting(settingRun, fmt.Sprintf("%d %d %d %g %d %d",
+		r.Started.UnixNano(), r.Mark.UnixNano(), r.At.UnixNano(), r.Budget, r.Requests, r.MarkRequests))
+}
+
+// LatestRun returns the latest run's account; false if none was recorded.
+func (s *Store) LatestRun() (Run, bool, error) {
+	v, ok, err := s.Setting(settingRun)
+	if err != nil || !ok {
+		return Run{}, false, err
+	}
+	var r Run
+	var started, mark, at int64
+	if _, err := fmt.Sscanf(v, "%d %d %d %g %d %d", &started, &mark, &at, &r.Budget, &r.Requests, &r.MarkRequests); err != nil {
+		return Run{}, false, fmt.Errorf("store: setting %s %q: %w", settingRun, v, err)
+	}
+	r.Started, r.Mark, r.At = time.Unix(0, started), time.Unix(0, mark), time.Unix(0, at)
+	return r, true, nil
 }

@@ -1353,3 +1353,25 @@ func TestTxnModel(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRoundTrip records a run's budget account and reads it back.
+func TestRunRoundTrip(t *testing.T) {
+	s := openTest(t, t.TempDir())
+	if _, ok, err := s.LatestRun(); ok || err != nil {
+		t.Fatalf("a new store has a run: %v, %v", ok, err)
+	}
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 123, time.UTC)
+	want := Run{Started: t0, Mark: t0.Add(time.Minute), At: t0.Add(150 * time.Second), Budget: 12.5, Requests: 1875, MarkRequests: 750}
+	txn := s.Begin()
+	if err := txn.SetRun(want); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.LatestRun()
+	if err != nil || !ok || !got.Started.Equal(want.Started) || !got.Mark.Equal(want.Mark) || !got.At.Equal(want.At) ||
+		got.Budget != want.Budget || got.Requests != want.Requests || got.MarkRequests != want.MarkRequests {
+		t.Errorf("read %+v (%v, %v), want %+v", got, ok, err, want)
+	}
+}
