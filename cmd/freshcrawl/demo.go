@@ -21,6 +21,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/simweb/replay"
+	"github.com/freshcrawl/freshcrawl/internal/world"
 )
 
 // demoOptions are the demo's settings.
@@ -90,7 +91,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	} else {
 		var web *simweb.Web
 		web, err = simweb.New(o.web, nil)
-		d.web, d.describe = poissonWorld{web}, fmt.Sprintf("simweb of %d hosts × %d pages", o.web.Hosts, o.web.PagesPerHost)
+		d.web, d.describe = world.PoissonWorld{Web: web}, fmt.Sprintf("simweb of %d hosts × %d pages", o.web.Hosts, o.web.PagesPerHost)
 		d.note = ", while a fifth of the pages change more than once a day"
 	}
 	if err != nil {
@@ -110,7 +111,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 // demo tracks the collection a crawl holds, copy by copy, so simweb can
 // tell how fresh it is.
 type demo struct {
-	web            world
+	web            world.World
 	describe, note string // what the web is, and a word on its pace
 	stdout, stderr io.Writer
 	start          time.Duration // simulated time when the crawl started

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/world"
 )
 
 func TestCommandLine(t *testing.T) {
@@ -101,7 +102,9 @@ func TestServe(t *testing.T) {
 	var out syncBuffer
 	done := make(chan int)
 	banner := func(a net.Addr) string { return "simweb: web on http://" + a.String() + " (test)" }
-	go func() { done <- serve(ctx, poissonWorld{web}, "127.0.0.1:0", "127.0.0.1:0", banner, &out, &out) }()
+	go func() {
+		done <- serve(ctx, world.PoissonWorld{Web: web}, "127.0.0.1:0", "127.0.0.1:0", banner, &out, &out)
+	}()
 	re := regexp.MustCompile(`web on http://(\S+) .*\n.*control on http://(\S+) `)
 	var m []string
 	for deadline := time.Now().Add(5 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {

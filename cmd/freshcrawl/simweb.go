@@ -15,6 +15,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/simweb/replay"
+	"github.com/freshcrawl/freshcrawl/internal/world"
 )
 
 // simwebOptions are the simweb command's flags: the web's config, and
@@ -105,7 +106,7 @@ func runSimweb(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cfg := web.Config()
-	return serve(ctx, poissonWorld{web}, o.addr, o.control, func(a net.Addr) string {
+	return serve(ctx, world.PoissonWorld{Web: web}, o.addr, o.control, func(a net.Addr) string {
 		return fmt.Sprintf("simweb: %d hosts × %d pages (%d pages), seed %d, speed %g\nsimweb: web on http://%s  (hosts %s … h%d-*.%s)",
 			cfg.Hosts, cfg.PagesPerHost, web.NumPages(), cfg.Seed, cfg.Speed, a, web.SiteName(0), cfg.Hosts-1, simweb.Zone)
 	}, stdout, stderr)
@@ -128,7 +129,7 @@ func (o *simwebOptions) web() (*simweb.Web, error) {
 
 // serve runs the web and its control API until ctx ends, then shuts both
 // down within two seconds.
-func serve(ctx context.Context, web world, addr, control string, banner func(net.Addr) string, stdout, stderr io.Writer) int {
+func serve(ctx context.Context, web world.World, addr, control string, banner func(net.Addr) string, stdout, stderr io.Writer) int {
 	webLn, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "simweb: %v\n", err)
@@ -150,7 +151,7 @@ func serve(ctx context.Context, web world, addr, control string, banner func(net
 	fmt.Fprintln(stdout, banner(webLn.Addr()))
 	first := web.Seeds()[0]
 	endpoints := "/clock /hosts /truth /evaluate /audit"
-	if _, ok := web.(poissonWorld); ok {
+	if _, ok := web.(world.PoissonWorld); ok {
 		endpoints = "/clock /hosts /truth /snapshot /evaluate /audit /describe"
 	}
 	fmt.Fprintf(stdout, "simweb: control on http://%s  (%s)\n", ctlLn.Addr(), endpoints)

@@ -2,54 +2,9 @@ package main
 
 import (
 	"flag"
-	"net/http"
-	"time"
 
-	"github.com/freshcrawl/freshcrawl/internal/fetch"
-	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/simweb/replay"
 )
-
-// world is what demo and simweb need of the web they serve: simweb's
-// Poisson web, or a history replayed by internal/simweb/replay.
-type world interface {
-	http.Handler
-	ControlHandler() http.Handler
-	Clock() simweb.Clock
-	Speed() float64
-	Seeds() []string
-	Evaluate(t time.Duration, copies []simweb.Copy) simweb.Quality
-	Truth(url string, t time.Duration) (simweb.PageTruth, error)
-	LivePages(t time.Duration) int // pages live at t that robots.txt allows
-	Capacity(t time.Duration) int  // pages a crawl from t may hold at once: the collection's size
-}
-
-// poissonWorld is simweb's web as a world.
-type poissonWorld struct{ *simweb.Web }
-
-func (w poissonWorld) Speed() float64 { return w.Config().Speed }
-
-func (w poissonWorld) Seeds() []string {
-	var seeds []string
-	for _, h := range w.Hosts() {
-		seeds = append(seeds, "http://"+h.Name+"/")
-	}
-	return seeds
-}
-
-// Capacity is the pages live at t: simweb's URL slots stay as many as
-// pages are born and die.
-func (w poissonWorld) Capacity(t time.Duration) int { return w.LivePages(t) }
-
-func (w poissonWorld) LivePages(t time.Duration) int {
-	n := 0
-	w.Snapshot(t, func(u string, _ simweb.Version) {
-		if w.Allowed(u, fetch.DefaultUserAgent) {
-			n++
-		}
-	})
-	return n
-}
 
 // historyFlags binds the flags that choose a replayed or generated
 // history (internal/simweb/replay) to o.

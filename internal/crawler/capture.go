@@ -3,12 +3,10 @@ package crawler
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/store"
-	"github.com/freshcrawl/freshcrawl/internal/urlx"
 	"github.com/freshcrawl/freshcrawl/internal/warc"
 )
 
@@ -48,7 +46,7 @@ type encoded struct {
 // is the one p's capture holds.
 func (c *Crawler) encodeExchange(resp *fetch.Response, p *store.Page) (*encoded, error) {
 	reqID, respID := warc.NewRecordID(), warc.NewRecordID()
-	header := responseHeader(resp)
+	header := resp.WireHeader()
 	out := &encoded{at: resp.Started}
 	digest := ""
 	if resp.Status == http.StatusOK && resp.Truncated == "" {
@@ -59,8 +57,8 @@ func (c *Crawler) encodeExchange(resp *fetch.Response, p *store.Page) (*encoded,
 		return nil, fmt.Errorf("warc record of %s: %w", resp.URL, err)
 	}
 	req, err := c.archive.EncodeRequest(warc.Request{
-		ID: reqID, Date: resp.Started, TargetURI: resp.URL, IPAddress: hostOf(resp.RemoteAddr), ConcurrentTo: respID,
-		HTTPHeader: requestHeader(resp),
+		ID: reqID, Date: resp.Started, TargetURI: resp.URL, IPAddress: resp.RemoteIP(), ConcurrentTo: respID,
+		HTTPHeader: resp.WireRequest(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("warc record of %s: %w", resp.URL, err)
@@ -74,7 +72,7 @@ func (c *Crawler) encodeExchange(resp *fetch.Response, p *store.Page) (*encoded,
 // where the held copy stands for it, else a response record, which is a
 // new capture if the answer is a 200 (out says so).
 func (c *Crawler) encodeAnswer(resp *fetch.Response, p *store.Page, header []byte, digest, reqID, respID string, out *encoded) (*warc.Encoded, error) {
-	ip := hostOf(resp.RemoteAddr)
+	ip := resp.RemoteIP()
 	held := p != nil && p.Held && p.RecordID != ""
 	revisit := func(profile string) (*warc.Encoded, error) {
 		return c.archive.EncodeRevisit(warc.Revisit{
@@ -120,42 +118,4 @@ func (c *Crawler) writeEncoded(e *encoded) (*capture, error) {
 		}
 	}
 	return cp, nil
-}
-
-// responseHeader rebuilds the response's status line and header block as
-// the WARC record needs it. Transfer-Encoding is left out: net/http has
-// removed the chunking, so the stored body is not chunked.
-func responseHeader(r *fetch.Response) []byte {
-	var b strings.Builder
-	proto := r.Proto
-	if proto == "" {
-		proto = "HTTP/1.1"
-	}
-	fmt.Fprintf(&b, "%s %d %s\r\n", proto, r.Status, http.StatusText(r.Status))
-	r.Header.WriteSubset(&b, map[string]bool{"Transfer-Encoding": true})
-	b.WriteString("\r\n")
-	return []byte(b.String())
-}
-
-// requestHeader rebuilds the request line and header block that were sent.
-func requestHeader(r *fetch.Response) []byte {
-	var b strings.Builder
-	target, host := "/", urlx.Authority(r.URL)
-	if i := strings.Index(r.URL, "://"); i >= 0 {
-		if j := strings.IndexByte(r.URL[i+3:], '/'); j >= 0 {
-			target = r.URL[i+3+j:]
-		}
-	}
-	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\n", target, host)
-	r.RequestHeader.Write(&b)
-	b.WriteString("\r\n")
-	return []byte(b.String())
-}
-
-// hostOf returns the IP address of an ip:port.
-func hostOf(addr string) string {
-	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
-		addr = addr[:i]
-	}
-	return strings.Trim(addr, "[]")
 }

@@ -233,7 +233,7 @@ func (c *Crawler) decide(h *host, pr *pageResult, tr *transition, now time.Time)
 	wasHeld := pr.known && pr.prev.Held
 	if tr.observe {
 		if wasHeld && !pr.prev.Checked.IsZero() {
-			sweep = c.refresh.Sweep(&h.Host, pr.prev.Rate, now.Sub(pr.prev.Checked).Seconds(), tr.visit.Changed, now)
+			sweep = c.refresh.Sampled(&h.Host, pr.prev.Rate, now.Sub(pr.prev.Checked).Seconds(), tr.visit.Changed, now)
 		}
 		c.refresh.Observe(&h.Host, &pr.prev, wasHeld, answerOf(pr.resp), tr.visit.Changed, &tr.row, tr.visit, now)
 	}
@@ -286,53 +286,14 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		c.refresh.Discovered(&r.page, found, pr.prev.LastFetch, r.page.LastFetch)
 	}
 	if r.sweep > 0 {
-		if err := c.pullForward(txn, o.t.h, pr.item.URL, r.sweep); err != nil {
+		// The host is busy: no other outcome of the batch touches its rows.
+		moved, err := c.refresh.Sweep(txn, o.t.h.Name, pr.item.URL, r.sweep, o.t.h.Delay)
+		if err != nil {
 			return err
 		}
+		c.log.Debug("sweep: revisits brought forward", "host", o.t.h.Name, "share", r.sweep, "moved", moved)
 	}
 	return c.stageRow(txn, o.t.h, pr, r)
-}
-
-// maxPull bounds the revisits one sweep brings forward.
-const maxPull = 4096
-
-// pullForward brings forward the revisits of host h's pages other than
-// url that a sweep changing a share of them makes worth it
-// (refresh.PullForward), spaced by the host's delay in the order they
-// were due. The host is busy: no other outcome of the batch touches its
-// rows.
-func (c *Crawler) pullForward(txn *store.Txn, h *host, url string, share float64) error {
-	now := c.now()
-	due, err := c.store.Due(h.Name, maxTime, maxPull)
-	if err != nil {
-		return err
-	}
-	gap := max(h.Delay, time.Millisecond)
-	offset, moved := gap, 0
-	for _, d := range due {
-		if d.URL == url {
-			continue
-		}
-		at, ok := c.refresh.PullForward(share, d.Due, now, offset)
-		if !ok {
-			continue
-		}
-		p, err := c.store.GetPage(d.URL)
-		if err != nil || !p.NextDue.Equal(d.Due) || !p.Held {
-			continue // gone, or moved by a commit not yet seen here
-		}
-		if err := txn.Schedule(h.Name, d.URL, d.Due, at); err != nil {
-			return err
-		}
-		p.NextDue = at
-		if err := txn.PutPage(p, nil); err != nil {
-			return err
-		}
-		offset += gap
-		moved++
-	}
-	c.log.Debug("sweep: revisits brought forward", "host", h.Name, "share", share, "moved", moved)
-	return nil
 }
 
 // stageRow stages the page's row and visit, its host's change record, its

@@ -372,17 +372,11 @@ func (s size) Seen() uint64 { return s.c.store.SeenCount() }
 // asked with the scheduler's lock held (by the committer, releasing
 // hosts): it then answers the count it took last.
 func (s size) Queued() int64 {
-	sc := s.c.sched
-	if sc == nil || !sc.mu.TryLock() {
-		return s.c.queued.Load()
+	if sc := s.c.sched; sc != nil && sc.mu.TryLock() {
+		s.c.queued.Store(int64(sc.queuedLocked()))
+		sc.mu.Unlock()
 	}
-	n := 0
-	for _, h := range sc.hosts {
-		n += h.queued
-	}
-	sc.mu.Unlock()
-	s.c.queued.Store(int64(n))
-	return int64(n)
+	return s.c.queued.Load()
 }
 
 // fail records a fatal error; Run returns the first.
@@ -535,9 +529,7 @@ func (c *Crawler) Stats() Stats {
 	}
 	c.sched.mu.Lock()
 	st.Hosts, st.InFlight = len(c.sched.hosts), c.sched.inFly
-	for _, h := range c.sched.hosts {
-		st.Queued += h.queued
-	}
+	st.Queued = c.sched.queuedLocked()
 	c.sched.mu.Unlock()
 	return st
 }

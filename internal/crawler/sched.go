@@ -368,6 +368,15 @@ func (l *limiter) refund() {
 	l.mu.Unlock()
 }
 
+// queuedLocked counts the new URLs in the hosts' queues. The caller holds
+// s.mu.
+func (s *scheduler) queuedLocked() (n int) {
+	for _, h := range s.hosts {
+		n += h.queued
+	}
+	return n
+}
+
 // unbusy returns the host of a task that was made but not dispatched.
 func (s *scheduler) unbusy(t task) {
 	if t.claimed {

@@ -3,6 +3,8 @@ package refresh
 import (
 	"math"
 	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 // Bursts. Real sites change in sweeps: a deploy, a template edit, a
@@ -68,15 +70,56 @@ func (b *burst) note(rate, interval float64, changed bool, now time.Time, cooldo
 	return min(max(share, 0), 1)
 }
 
-// Sweep folds a comparison at now of a page of host h, estimated to change
+// Sampled folds a comparison at now of a page of host h, estimated to change
 // at rate per second and compared interval seconds after its last check,
 // into the host's sample, and returns the share of the host's pages a
 // sweep has just been found to have changed (0: none).
-func (m *Module) Sweep(h *Host, rate, interval float64, changed bool, now time.Time) float64 {
+func (m *Module) Sampled(h *Host, rate, interval float64, changed bool, now time.Time) float64 {
 	if m.planner == nil || !m.planFast {
 		return 0
 	}
 	return m.changeOf(h).burst.note(rate, interval, changed, now, m.Uniform()/4)
+}
+
+// maxPull bounds the revisits one sweep brings forward.
+const maxPull = 4096
+
+// Sweep brings forward, in txn, the revisits of host's pages other than
+// url that a sweep changing a share of them makes worth it (PullForward),
+// spaced by the host's delay in the order they were due, and returns how
+// many it moved. The caller makes sure no other change to the host's rows
+// is staged in txn.
+func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay time.Duration) (int, error) {
+	now := m.cfg.Now()
+	due, err := m.store.Due(host, time.Unix(0, math.MaxInt64), maxPull)
+	if err != nil {
+		return 0, err
+	}
+	gap := max(delay, time.Millisecond)
+	offset, moved := gap, 0
+	for _, d := range due {
+		if d.URL == url {
+			continue
+		}
+		at, ok := m.PullForward(share, d.Due, now, offset)
+		if !ok {
+			continue
+		}
+		p, err := m.store.GetPage(d.URL)
+		if err != nil || !p.NextDue.Equal(d.Due) || !p.Held {
+			continue // gone, or moved by a commit not yet seen here
+		}
+		if err := txn.Schedule(host, d.URL, d.Due, at); err != nil {
+			return moved, err
+		}
+		p.NextDue = at
+		if err := txn.PutPage(p, nil); err != nil {
+			return moved, err
+		}
+		offset += gap
+		moved++
+	}
+	return moved, nil
 }
 
 // PullForward reports when a page of a host in a sweep that changed a
