@@ -9,6 +9,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
 // This file is the committer: the one goroutine that records the workers'
@@ -282,6 +283,13 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 	if err != nil {
 		return err
 	}
+	if pr.item.Kind == store.KindSitemap && len(pr.entries) > 0 {
+		n, err := c.refresh.Signalled(txn, &o.t.h.Host, answerOf(pr.resp), signals(pr), c.now())
+		if err != nil {
+			return err
+		}
+		found += n // changes revealed count with the new URLs
+	}
 	if r.visit != nil && pr.known {
 		c.refresh.Discovered(&r.page, found, pr.prev.LastFetch, r.page.LastFetch)
 	}
@@ -359,4 +367,17 @@ func (c *Crawler) tell(o *outcome, r *record) {
 		e.Body = pr.resp.Body
 	}
 	c.cfg.OnFetch(e)
+}
+
+// signals are the sitemap's entries of pages of its own host that carry a
+// lastmod.
+func signals(pr *pageResult) []refresh.Signal {
+	host := urlx.Authority(pr.item.URL)
+	var out []refresh.Signal
+	for _, e := range pr.entries {
+		if !e.LastMod.IsZero() && urlx.Authority(e.Loc) == host {
+			out = append(out, refresh.Signal{URL: e.Loc, LastMod: e.LastMod})
+		}
+	}
+	return out
 }

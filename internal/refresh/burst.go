@@ -140,3 +140,49 @@ func (m *Module) PullForward(share float64, due, now time.Time, offset time.Dura
 	}
 	return at, true
 }
+
+// Signal is what a sitemap says of one of its host's pages: when it last
+// changed, on the server's clock.
+type Signal struct {
+	URL     string
+	LastMod time.Time
+}
+
+// Signalled brings forward, in txn, the revisits of pages of host h that
+// the host's sitemap, fetched at now with answer a, says changed after
+// they were last checked, where the host's sitemaps have earned trust and
+// the visit is worth its price (PullForward, with the change certain),
+// spaced by the host's delay. It returns how many it moved: the changes
+// the sitemap revealed, part of its discovery value. The caller makes sure
+// no other change to the host's rows is staged in txn.
+func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, now time.Time) (int, error) {
+	if m.planner == nil || !m.planFast || !Trusted(m.changeOf(h).state.Sitemap) {
+		return 0, nil
+	}
+	gap := max(h.Delay, time.Millisecond)
+	offset, moved := gap, 0
+	for _, s := range signals {
+		mod, ok := m.serverTime(a, s.LastMod, now)
+		if !ok {
+			continue
+		}
+		p, err := m.store.GetPage(s.URL)
+		if err != nil || !p.Held || p.NextDue.IsZero() || !mod.After(p.Checked) {
+			continue
+		}
+		at, ok := m.PullForward(1, p.NextDue, now, offset)
+		if !ok {
+			continue
+		}
+		if err := txn.Schedule(h.Name, s.URL, p.NextDue, at); err != nil {
+			return moved, err
+		}
+		p.NextDue = at
+		if err := txn.PutPage(p, nil); err != nil {
+			return moved, err
+		}
+		offset += gap
+		moved++
+	}
+	return moved, nil
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/schedule"
+	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 // TestBurstSweep checks that a host whose pages, expected to change one
@@ -90,5 +91,67 @@ func TestPullForward(t *testing.T) {
 	}
 	if _, ok := m.PullForward(1, now.Add(time.Millisecond), now, time.Second); ok {
 		t.Error("a page due before the offset was moved later")
+	}
+}
+
+// TestSignalled checks that a trusted sitemap's lastmod brings forward the
+// revisit of a page that changed after its last check, and only then.
+func TestSignalled(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	m := openTest(t, Config{Budget: 10, Now: func() time.Time { return now }}, fixedSize{held: 1000, seen: 1000})
+	for range 1000 {
+		m.planner.Add(schedule.BinOf(1e-3, 1), 1)
+	}
+	far := now.Add(1000 * time.Hour)
+	pages := []store.Page{
+		{URL: "http://h.test/changed", Held: true, Checked: now.Add(-time.Hour), NextDue: far},
+		{URL: "http://h.test/unchanged", Held: true, Checked: now.Add(-time.Minute), NextDue: far},
+		{URL: "http://h.test/soon", Held: true, Checked: now.Add(-time.Hour), NextDue: now.Add(time.Millisecond)},
+	}
+	txn := m.store.Begin()
+	for _, p := range pages {
+		if err := txn.PutPage(p, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Schedule("h.test", p.URL, time.Time{}, p.NextDue); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	signals := []Signal{{pages[0].URL, now.Add(-30 * time.Minute)}, {pages[1].URL, now.Add(-30 * time.Minute)}, {pages[2].URL, now.Add(-30 * time.Minute)}}
+	h := &Host{Name: "h.test", Delay: time.Second}
+	run := func() int {
+		txn := m.store.Begin()
+		n, err := m.Signalled(txn, h, Answer{Status: 200}, signals, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := run(); n != 0 {
+		t.Errorf("untrusted sitemap: %d moved, want 0", n)
+	}
+	m.changeOf(h).state.Sitemap.Agree = trustAgree
+	if n := run(); n != 1 {
+		t.Errorf("trusted sitemap: %d moved, want 1 (the page changed after its check)", n)
+	}
+	p, err := m.store.GetPage(pages[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := now.Add(time.Second); !p.NextDue.Equal(want) {
+		t.Errorf("changed page due %v, want %v", p.NextDue, want)
+	}
+	due, err := m.store.Due("h.test", now.Add(time.Second), 10)
+	if err != nil || len(due) != 2 {
+		t.Fatalf("due index by a second from now: %v, %v; want the soon and the changed page", due, err)
+	}
+	if n := run(); n != 0 {
+		t.Errorf("signalled again: %d moved, want 0", n)
 	}
 }
