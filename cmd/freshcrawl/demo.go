@@ -129,8 +129,8 @@ type estimated struct {
 }
 
 // rateCheckFetches is the fetches a page needs before the demo compares
-// its estimated change rate with the truth: two intervals observed.
-const rateCheckFetches = 3
+// its estimated change rate with the truth: ten revisits.
+const rateCheckFetches = 11
 
 // observe is the crawler's OnFetch hook: it records which version of a
 // page the collection now holds.

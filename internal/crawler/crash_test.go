@@ -433,11 +433,13 @@ const bugRevisitsStarve = "waiting for fix: due revisits starve a host's queue w
 // TestRevisitsLeaveRoomForNewURLs crawls one host of 60 pages at most 40
 // requests a second (Delay 25 ms), revisiting every 250 ms, so that once
 // ten pages are held their revisits alone would take the host's whole
-// rate. New URLs must still get a share: until the queue empties, at least
-// a third of the fetches must be first fetches. Alternating the two gives
-// about half; taking every due revisit first leaves new URLs only what
-// comes before the revisits outrun the host, about ten fetches of the
-// seventy-odd a two-second run makes. The crawl runs in a synctest
+// rate. New URLs go first (a page not yet held is worth more than a
+// fresher copy of one held), with a due revisit every newPerRevisit new
+// URLs: until the queue empties, at least two thirds of the fetches must
+// be first fetches, and the revisits must still have an eighth. Taking
+// every due revisit first leaves new URLs only what comes before the
+// revisits outrun the host, about ten fetches of the seventy-odd a
+// two-second run makes; alternating the two gives about half. The crawl runs in a synctest
 // bubble, so the share does not depend on the machine's speed. The
 // revisit case of the crash test found this: under the race detector its
 // final run never emptied the queue.
@@ -498,8 +500,11 @@ func TestRevisitsLeaveRoomForNewURLs(t *testing.T) {
 			t.Fatalf("%d fetches: too few to judge", fetches)
 		}
 		pending := &pendingChecks{}
-		pending.expect(t, 3*first >= fetches, bugRevisitsStarve,
-			"%d of %d fetches while URLs were queued were first fetches; want at least a third", first, fetches)
+		pending.expect(t, 3*first >= 2*fetches, bugRevisitsStarve,
+			"%d of %d fetches while URLs were queued were first fetches; want at least two thirds", first, fetches)
+		if revisits := fetches - first; 8*revisits < fetches {
+			t.Errorf("%d of %d fetches while URLs were queued were revisits; want at least an eighth", revisits, fetches)
+		}
 		pending.skip(t)
 	})
 }

@@ -49,12 +49,15 @@ type host struct {
 	// promoted holds the ranking's URLs of the host not yet fetched, most
 	// important first (rank.Ranker); dispatch takes them before the queue.
 	promoted []rank.Promotion
-	// newTurn is set when the host's last fetch was a revisit and new URLs
-	// were queued: its next task takes a new URL first. Taking due
-	// revisits first always would let a host whose revisits outrun its
-	// politeness rate never fetch a new URL; alternating gives each at
-	// least half. The worker owns it while the host is busy.
-	newTurn bool
+	// newRun counts the new URLs the host has fetched in a row while
+	// revisits were due. New URLs go first: a page not yet held is worth
+	// more than a fresher copy of one held (it counts as stale until
+	// fetched), and the revisits' share of the budget is planned with the
+	// queue taken out (refresh's revisit budget). But a host whose queue
+	// outruns its politeness rate must not starve its revisits for ever:
+	// after newPerRevisit new URLs, a due revisit takes a turn. The
+	// worker owns it while the host is busy.
+	newRun int
 
 	// newAt stands for the time the host's first queued URL was found,
 	// as its key among ready hosts (since): the queue's URLs are taken as
@@ -367,6 +370,10 @@ func (l *limiter) refund() {
 	l.next = l.next.Add(-l.interval)
 	l.mu.Unlock()
 }
+
+// newPerRevisit is the new URLs a host fetches while revisits are due
+// before one of them takes a turn.
+const newPerRevisit = 3
 
 // queuedLocked counts the new URLs in the hosts' queues. The caller holds
 // s.mu.

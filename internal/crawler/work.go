@@ -129,7 +129,7 @@ func (c *Crawler) candidates(t *task, now time.Time) (cands []candidate, queue b
 	}
 	due := !t.due.IsZero() && !t.due.After(now) && len(cands) == 0
 	queue = t.queued > 0 && !t.full
-	newFirst := queue && t.h.newTurn
+	newFirst := queue && t.h.newRun < newPerRevisit
 	if due && !newFirst {
 		cands, err = c.dueCandidates(t.h.Name, now)
 	}
@@ -182,7 +182,12 @@ func (c *Crawler) try(ctx context.Context, o *outcome, cand candidate, queue boo
 	group := entry.File.Group(c.agent)
 	o.delay = c.hostDelay(group)
 	if group.Allowed(u.RequestURI()) {
-		o.t.h.newTurn = !cand.fromDue.IsZero() && queue
+		switch {
+		case !cand.fromDue.IsZero():
+			o.t.h.newRun = 0
+		case !o.t.due.IsZero() && !o.t.due.After(now):
+			o.t.h.newRun++
+		}
 		c.fetchPage(ctx, o, cand)
 		return true
 	}
