@@ -54,7 +54,8 @@ func (m *Module) queued() int64 {
 
 // revisitBudget is the rate of revisits the held pages share, per second.
 // With a budget and no fixed interval it is what fetching the queued new
-// URLs within queueHorizon uniform intervals leaves of the budget, but at
+// URLs within queueHorizon uniform intervals leaves of the budget
+// (overPlan of it), but at
 // least the held pages' share of it by the uniform interval (so a crawl's
 // first pass does not starve the revisits): a crawl that has found
 // everything spends its whole budget on revisits. Otherwise it is the
@@ -67,8 +68,16 @@ func (m *Module) revisitBudget() float64 {
 		return base
 	}
 	need := float64(m.queued()) / (queueHorizon * u)
-	return max(base, m.cfg.Budget-need)
+	return max(base, overPlan*m.cfg.Budget-need)
 }
+
+// overPlan is how much more than the budget the revisits are planned to
+// ask. A plan that asks exactly the budget leaves slots idle whenever its
+// due revisits bunch on hosts that are waiting out their delay (on the
+// PEPs' history, 8 hosts, 92.7 % of the budget spent with 65 revisits
+// due); asking a tenth more keeps work waiting on more hosts, and the
+// revisits that wait stretch their intervals by as much.
+const overPlan = 1.1
 
 // uniformInterval is the interval at which the held pages, visited
 // equally often, spend the revisit budget.

@@ -10,10 +10,11 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-// TestRevisitBudget checks what the revisits share: the whole budget less
-// what the queued new URLs need to be fetched within queueHorizon uniform
-// intervals, but never less than the held pages' share by the uniform
-// interval; and that the uniform policy spreads it evenly.
+// TestRevisitBudget checks what the revisits share: overPlan times the
+// budget less what the queued new URLs need to be fetched within
+// queueHorizon uniform intervals, but never less than the held pages'
+// share by the uniform interval; and that the uniform policy spreads it
+// evenly.
 func TestRevisitBudget(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	size := &queueSize{fixedSize: fixedSize{held: 1000, seen: 2000}}
@@ -25,8 +26,8 @@ func TestRevisitBudget(t *testing.T) {
 		want   float64
 		iv     time.Duration
 	}{
-		{0, 10, 100 * time.Second},   // nothing waits: the whole budget
-		{100, 8, 125 * time.Second},  // 100 URLs in 50 s: 2/s
+		{0, 11, 90909090909},         // nothing waits: the whole budget and a tenth
+		{100, 9, 111111111111},       // 100 URLs in 50 s: 2/s
 		{1000, 5, 200 * time.Second}, // more than the budget: the held share
 	} {
 		size.queued = tt.queued

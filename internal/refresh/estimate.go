@@ -110,14 +110,20 @@ func (hc *hostChange) judgeValidators(prev *store.Page, a Answer, changed bool) 
 // lastmod; zero if neither is trusted or known.
 func (m *Module) modifiedAt(hc *hostChange, prev *store.Page, wasHeld bool, a Answer, changed bool, p *store.Page, now time.Time) time.Time {
 	headerLM := a.LastModified != "" || a.Status == http.StatusNotModified && p.LastModified != ""
-	switch {
-	case headerLM && Trusted(hc.state.LastModified):
+	var sitemap time.Time
+	if wasHeld && !prev.Checked.IsZero() && !Distrusted(hc.state.Sitemap) {
+		// Judged even where Last-Modified is sent: a trusted sitemap
+		// also tells which pages to revisit (Signalled).
+		sitemap = m.sitemapModified(hc, a, p.URL, prev.Checked, changed, now)
+	}
+	if headerLM && Trusted(hc.state.LastModified) {
 		mod, _ := m.modified(a, p.LastModified, now)
 		return mod
-	case !headerLM && wasHeld && !prev.Checked.IsZero() && !Distrusted(hc.state.Sitemap):
-		return m.sitemapModified(hc, a, p.URL, prev.Checked, changed, now)
 	}
-	return time.Time{}
+	if headerLM {
+		return time.Time{}
+	}
+	return sitemap
 }
 
 // observation is what a comparison of the content at now with the content
