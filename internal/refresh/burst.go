@@ -152,15 +152,21 @@ type Signal struct {
 // the host's sitemap, fetched at now with answer a, says changed after
 // they were last checked, where the host's sitemaps have earned trust and
 // the visit is worth its price (PullForward, with the change certain),
-// spaced by the host's delay. It returns how many it moved: the changes
-// the sitemap revealed, part of its discovery value. The caller makes sure
-// no other change to the host's rows is staged in txn.
+// spaced by the host's delay. It returns how many changes the sitemap
+// claims, trusted or not yet: part of the sitemap's discovery value, so
+// that a sitemap still on trial is fetched often enough for its lastmod
+// dates to be judged against the pages' changes (a sitemap read seldom
+// has dates too old to claim anything, and never earns trust). A
+// distrusted sitemap claims nothing. The caller makes sure no other change
+// to the host's rows is staged in txn.
 func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, now time.Time) (int, error) {
-	if m.planner == nil || !m.planFast || !Trusted(m.changeOf(h).state.Sitemap) {
+	sm := m.changeOf(h).state.Sitemap
+	if m.planner == nil || !m.planFast || Distrusted(sm) {
 		return 0, nil
 	}
+	trusted := Trusted(sm)
 	gap := max(h.Delay, time.Millisecond)
-	offset, moved := gap, 0
+	offset, claimed := gap, 0
 	for _, s := range signals {
 		mod, ok := m.serverTime(a, s.LastMod, now)
 		if !ok {
@@ -170,19 +176,19 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 		if err != nil || !p.Held || p.NextDue.IsZero() || !mod.After(p.Checked) {
 			continue
 		}
+		claimed++
 		at, ok := m.PullForward(1, p.NextDue, now, offset)
-		if !ok {
+		if !trusted || !ok {
 			continue
 		}
 		if err := txn.Schedule(h.Name, s.URL, p.NextDue, at); err != nil {
-			return moved, err
+			return claimed, err
 		}
 		p.NextDue = at
 		if err := txn.PutPage(p, nil); err != nil {
-			return moved, err
+			return claimed, err
 		}
 		offset += gap
-		moved++
 	}
-	return moved, nil
+	return claimed, nil
 }

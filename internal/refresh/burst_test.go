@@ -133,12 +133,17 @@ func TestSignalled(t *testing.T) {
 		}
 		return n
 	}
-	if n := run(); n != 0 {
-		t.Errorf("untrusted sitemap: %d moved, want 0", n)
+	// Two pages changed after their check: the one due soon anyway is
+	// claimed too, but left where it is.
+	if n := run(); n != 2 {
+		t.Errorf("sitemap on trial: %d claimed, want 2", n)
+	}
+	if p, err := m.store.GetPage(pages[0].URL); err != nil || !p.NextDue.Equal(far) {
+		t.Errorf("sitemap on trial moved a page: due %v, %v", p.NextDue, err)
 	}
 	m.changeOf(h).state.Sitemap.Agree = trustAgree
-	if n := run(); n != 1 {
-		t.Errorf("trusted sitemap: %d moved, want 1 (the page changed after its check)", n)
+	if n := run(); n != 2 {
+		t.Errorf("trusted sitemap: %d claimed, want 2", n)
 	}
 	p, err := m.store.GetPage(pages[0].URL)
 	if err != nil {
@@ -151,7 +156,14 @@ func TestSignalled(t *testing.T) {
 	if err != nil || len(due) != 2 {
 		t.Fatalf("due index by a second from now: %v, %v; want the soon and the changed page", due, err)
 	}
+	if n := run(); n != 2 {
+		t.Errorf("signalled again: %d claimed, want 2 (the pages are still unchecked)", n)
+	}
+	if due, err := m.store.Due("h.test", now.Add(time.Second), 10); err != nil || len(due) != 2 {
+		t.Errorf("signalled again: due index %v, %v; want the same two", due, err)
+	}
+	m.changeOf(h).state.Sitemap = store.Agreement{Agree: 1, Disagree: 1}
 	if n := run(); n != 0 {
-		t.Errorf("signalled again: %d moved, want 0", n)
+		t.Errorf("distrusted sitemap: %d claimed, want 0", n)
 	}
 }
