@@ -20,6 +20,11 @@
 #   MAX_PAGES [0]              crawl -max-pages (with an importance
 #                              ordering, a full collection keeps exploring)
 #   WEB_PORT [18095]           loopback port of the web (control: +1)
+#   WORLD [poisson]            the web: poisson (simweb's), bursty
+#                              (simweb -bursty) or peps (simweb -replay
+#                              $PEPS, the PEPs' last 12 years at 420,000×,
+#                              as bench/policy-crawl.sh runs them)
+#   PEPS [../shared/data/peps.tsv]  the PEPs' history, from the repository
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +35,8 @@ DURATION=${DURATION:-60s}
 ORDERING=${ORDERING:-breadth-first}
 MAX_PAGES=${MAX_PAGES:-0}
 WEB_PORT=${WEB_PORT:-18095}
+WORLD=${WORLD:-poisson}
+PEPS=${PEPS:-../shared/data/peps.tsv}
 CONTROL_PORT=$((WEB_PORT + 1))
 
 log() { printf '%s\n' "politeness: $*" >&2; }
@@ -46,7 +53,15 @@ trap cleanup EXIT
 
 log "building"
 go build -o "$tmp/freshcrawl" ./cmd/freshcrawl
-"$tmp/freshcrawl" simweb -hosts "$HOSTS" -pages "$PAGES" -speed 1 -audit-delay "$DELAY" -audit-concurrency 1 \
+case $WORLD in
+poisson) world=(-hosts "$HOSTS" -pages "$PAGES" -speed 1) ;;
+bursty) world=(-bursty -speed 105000) ;;
+peps)
+	[[ -f $PEPS ]] || die "no PEPs history at $PEPS (set PEPS)"
+	world=(-replay "$PEPS" -from 2014-08-22 -speed 420000) ;;
+*) die "unknown WORLD '$WORLD' (known: poisson bursty peps)" ;;
+esac
+"$tmp/freshcrawl" simweb "${world[@]}" -audit-delay "$DELAY" -audit-concurrency 1 \
 	-addr "127.0.0.1:$WEB_PORT" -control "127.0.0.1:$CONTROL_PORT" >"$tmp/simweb.log" 2>&1 &
 web_pid=$!
 for _ in $(seq 100); do
@@ -55,16 +70,18 @@ for _ in $(seq 100); do
 done
 curl -fs "http://127.0.0.1:$CONTROL_PORT/hosts" >"$tmp/hosts.json"
 grep -o '"name": *"[^"]*"' "$tmp/hosts.json" | sed 's/.*"\([^"]*\)"$/http:\/\/\1\//' >"$tmp/seeds.txt"
-delayed=$(grep -o '"crawl_delay": *[0-9]*' "$tmp/hosts.json" | wc -l)
+delayed=$( (grep -o '"crawl_delay": *[0-9]*' "$tmp/hosts.json" || true) | wc -l)
 
-log "crawling $HOSTS × $PAGES pages with -delay $DELAY for $DURATION"
+log "crawling the $WORLD world with -delay $DELAY for $DURATION"
 "$tmp/freshcrawl" crawl -seeds "$tmp/seeds.txt" -data "$tmp/data" -scope any -allow-private \
 	-resolve "*.test=127.0.0.1:$WEB_PORT" -delay "$DELAY" -budget 0 -workers 256 -for "$DURATION" \
 	-ordering "$ORDERING" -max-pages "$MAX_PAGES" -rank-interval 1s -progress 10s -log-level error >"$tmp/crawl.out" 2>"$tmp/crawl.err" || die "crawl failed: $(cat "$tmp/crawl.err")"
 curl -fs "http://127.0.0.1:$CONTROL_PORT/audit" >"$tmp/audit.json"
 field() { grep -o "\"$1\": *[0-9]*" "$tmp/audit.json" | head -1 | grep -o '[0-9]*$'; }
 
-printf '\n%-40s %s\n' "web" "$HOSTS hosts × $PAGES pages, speed 1, $delayed hosts declare a Crawl-delay"
+web_desc="$HOSTS hosts × $PAGES pages, speed 1"
+[[ $WORLD == poisson ]] || web_desc="the $WORLD world"
+printf '\n%-40s %s\n' "web" "$web_desc, $delayed hosts declare a Crawl-delay"
 printf '%-40s %s\n' "crawl" "-delay $DELAY -budget 0 -ordering $ORDERING -max-pages $MAX_PAGES, $DURATION"
 printf '%-40s %s\n' "crawler summary" "$(tail -1 "$tmp/crawl.out")"
 printf '%-40s %s\n' "requests audited" "$(field requests)"

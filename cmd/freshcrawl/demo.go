@@ -220,6 +220,9 @@ func (d *demo) run(ctx context.Context, o demoOptions) int {
 		dataDir = dir
 	}
 	d.start = d.web.Clock().Now()
+	// The demo audits its own crawl: no two requests to a host closer than
+	// -delay, one at a time, Crawl-delay and robots.txt obeyed.
+	d.web.Audit().Reset(simweb.AuditConfig{MinDelay: o.delay, MaxInFlight: 1})
 	pages := d.web.LivePages(d.start)
 	c, err := d.newCrawler(o, dataDir, addr, d.web.Capacity(d.start))
 	if err != nil {
@@ -385,6 +388,9 @@ func (d *demo) summary(st crawler.Stats, live *liveLines, o demoOptions) {
 		fmt.Fprintf(d.stdout, "demo: discovery: %d pages created during the crawl, %d fetched, median lag %.2f days, %d never fetched\n",
 			dv.New, len(dv.Lags), dv.Median.Hours()/24, dv.Censored)
 	}
+	a := d.web.Audit().Report()
+	fmt.Fprintf(d.stdout, "demo: politeness audit: %d requests, %d violations (gap under %v %d, more than one at a time %d, Crawl-delay %d, disallowed %d)\n",
+		a.Requests, a.Violations(), a.MinDelay, a.DelayViolations, a.ConcurrencyViolations, a.CrawlDelayViolations, a.DisallowedRequests)
 }
 
 // simDuration prints a simulated duration in days and hours.

@@ -10,11 +10,11 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-// TestRevisitBudget checks what the revisits share: overPlan times the
-// budget less what the queued new URLs need to be fetched within
-// queueHorizon uniform intervals, but never less than the held pages'
-// share by the uniform interval; and that the uniform policy spreads it
-// evenly.
+// TestRevisitBudget checks what the revisits share: the budget less the
+// other fetches, measured, or what the queued new URLs need to be fetched
+// within queueHorizon uniform intervals if more, but never less than the
+// held pages' share by the uniform interval; and that the uniform policy
+// spreads it evenly.
 func TestRevisitBudget(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	size := &queueSize{fixedSize: fixedSize{held: 1000, seen: 2000}}
@@ -26,8 +26,8 @@ func TestRevisitBudget(t *testing.T) {
 		want   float64
 		iv     time.Duration
 	}{
-		{0, 11, 90909090909},         // nothing waits: the whole budget and a tenth
-		{100, 9, 111111111111},       // 100 URLs in 50 s: 2/s
+		{0, 10, 100 * time.Second},   // nothing waits: the whole budget
+		{100, 8, 125 * time.Second},  // 100 URLs in 50 s: 2/s
 		{1000, 5, 200 * time.Second}, // more than the budget: the held share
 	} {
 		size.queued = tt.queued
@@ -42,6 +42,21 @@ func TestRevisitBudget(t *testing.T) {
 	size.queued = 0
 	if got := m.revisitBudget(); got != 5 {
 		t.Errorf("asked again within a second: %v, want the cached answer 5", got)
+	}
+	// Other fetches at 3/s for long enough (the window is 50 s): the
+	// revisits get the other 7.
+	for range 3000 {
+		now = now.Add(time.Second / 3)
+		m.NoteFetch(now)
+	}
+	now = now.Add(time.Second)
+	if got := m.revisitBudget(); math.Abs(got-7) > 0.1 {
+		t.Errorf("other fetches at 3/s: revisit budget %v, want 7", got)
+	}
+	// They stop: their rate fades within a few windows.
+	now = now.Add(500 * time.Second)
+	if got := m.revisitBudget(); got < 9.99 {
+		t.Errorf("ten windows after the other fetches: revisit budget %v, want ~10", got)
 	}
 }
 

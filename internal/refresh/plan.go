@@ -275,7 +275,7 @@ func (m *Module) plan(p *store.Page) float64 {
 		// day), which PlanRate then gives up.
 		iv = min(iv, cs.mean/8)
 	}
-	if cs.compared < explore && m.planFast {
+	if cs.compared < explore && cs.allChanged == 0 && m.planFast {
 		iv = min(iv, m.uniformInterval().Seconds())
 	}
 	return max(iv, minRevisit.Seconds())

@@ -227,8 +227,10 @@ type Module struct {
 	pool      change.Stats
 	poolPrior change.Prior
 	poolAt    int
-	// queue caches Size.Queued (discover.go).
+	// queue caches Size.Queued, and other is the rate of the fetches
+	// that are not planned revisits (discover.go).
 	queue queuedCache
+	other spend
 	log   *slog.Logger
 }
 

@@ -27,6 +27,7 @@ type World interface {
 	Truth(url string, t time.Duration) (simweb.PageTruth, error)
 	LivePages(t time.Duration) int // pages live at t that robots.txt allows
 	Capacity(t time.Duration) int  // pages a crawl from t may hold at once: the collection's size
+	Audit() *simweb.Audit          // the politeness audit of the requests served
 }
 
 // PoissonWorld is simweb's web as a World.
