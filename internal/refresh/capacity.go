@@ -60,3 +60,19 @@ func (m *Module) noteLoad(h *Host, old, new float64) {
 
 // excess is the planned frequency hosts at capacity cannot take.
 func (m *Module) excess() float64 { return math.Float64frombits(m.excessBits.Load()) }
+
+// planBudget is what the planner divides: the revisit budget plus what the
+// hosts at capacity cannot take, which the others can, but at most as much
+// again. The excess is a feedback: the more the planner divides, the more
+// the saturated hosts are planned beyond their capacity, and the more
+// excess there is. While the hosts not at capacity can take it, the loop
+// settles; once the budget is more than all hosts together can take it
+// diverges, every interval falling to the shortest (on simweb's demo, 50
+// hosts whose delays and response times let them take about the budget,
+// a revisit budget of the whole budget planned every page every
+// millisecond, and the plan was lost). Bounded, a crawl held back by
+// politeness keeps a plan that ranks its pages.
+func (m *Module) planBudget() float64 {
+	r := m.revisitBudget()
+	return r + min(m.excess(), r)
+}

@@ -174,7 +174,7 @@ func (m *Module) discoveryInterval(p *store.Page) time.Duration {
 // multiplier is the freshness optimum's current μ, in seconds of fresh
 // page per visit: what one more visit a second buys.
 func (m *Module) multiplier() float64 {
-	m.planner.SetBudget(m.revisitBudget() + m.excess())
+	m.planner.SetBudget(m.planBudget())
 	m.planner.SetMaxInterval(m.maxRevisit().Seconds())
 	return m.planner.Multiplier()
 }

@@ -162,3 +162,38 @@ func TestExplore(t *testing.T) {
 		t.Errorf("a slow page compared %d times: interval %v, want the plan's, well past the uniform %v", explore, got, u)
 	}
 }
+
+// TestPlanBudgetBounded checks that what the hosts at capacity cannot take
+// is added to what the planner divides only up to the revisit budget
+// again: unbounded, the excess feeds back through the hosts' loads and,
+// when all hosts together cannot take the budget, grows without end until
+// every interval is the shortest (on simweb's demo, every page every
+// millisecond).
+func TestPlanBudgetBounded(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	m := openTest(t, Config{Budget: 100, Now: func() time.Time { return now }}, fixedSize{held: 1000, seen: 1000})
+	m.planner.Add(schedule.BinOf(1e-2, 1), 1000)
+	h := &Host{Name: "h", Delay: 10 * time.Second} // takes 0.1 fetches a second
+	var st change.Stats                           // compared often enough not to be explored
+	for i := range 2 * explore {
+		st.Add(change.Observation{Interval: 100, Changed: i%2 == 0, SinceModified: -1}, float64(100*(i+1)))
+	}
+	b, err := st.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := store.Page{Held: true, Rate: 1e-2, Change: b}
+	iv := m.plan(&p)
+	m.noteLoad(h, 0, 1000/iv) // the host's 1,000 pages, planned as p
+	for range 20 {
+		next := m.plan(&p)
+		m.noteLoad(h, 1000/iv, 1000/next)
+		iv = next
+	}
+	if got, limit := m.planBudget(), 2*m.revisitBudget(); got > limit*(1+1e-9) {
+		t.Errorf("plan budget %v, want at most twice the revisit budget %v", got, limit)
+	}
+	if limit := 1000 / (2 * m.revisitBudget()); iv < limit*(1-1e-6) {
+		t.Errorf("interval %vs, want at least %vs (the pages sharing twice the budget)", iv, limit)
+	}
+}

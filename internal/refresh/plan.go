@@ -257,11 +257,11 @@ func (m *Module) StagePlan(txn *store.Txn, h *Host, prev *store.Page, wasHeld bo
 }
 
 // plan is the planner's interval for p, in seconds. The planner divides
-// the revisit budget plus what hosts at capacity cannot take (excess):
+// the revisit budget plus what hosts at capacity cannot take (planBudget):
 // the frequencies it plans for them beyond their capacity are not
 // fetched, so that much is given to the others.
 func (m *Module) plan(p *store.Page) float64 {
-	m.planner.SetBudget(m.revisitBudget() + m.excess())
+	m.planner.SetBudget(m.planBudget())
 	m.planner.SetMaxInterval(m.maxRevisit().Seconds())
 	cs := censoringOf(p)
 	iv := m.planner.Interval(rateOf(p, cs, m.planFast), p.Weight)
