@@ -264,8 +264,7 @@ func (d *demo) serve(control string) (net.Addr, func(), error) {
 }
 
 // newCrawler makes the crawler of the web at addr: every host a seed, a
-// collection of capacity pages (as many as it may hold), and the web's
-// clock.
+// collection of capacity pages (0: no limit), and the web's clock.
 func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, capacity int) (*crawler.Crawler, error) {
 	rule, err := fetch.ParseResolve("*." + simweb.Zone + "=" + addr.String())
 	if err != nil {

@@ -232,9 +232,6 @@ func (c *Crawler) decide(h *host, pr *pageResult, tr *transition, now time.Time)
 		h.NoteService(pr.resp.Duration)
 	}
 	wasHeld := pr.known && pr.prev.Held
-	if tr.visit != nil && (pr.fromDue.IsZero() || !wasHeld || pr.item.Kind != store.KindPage) {
-		c.refresh.NoteFetch(now) // not a planned revisit: budget the plan cannot have
-	}
 	if tr.observe {
 		if wasHeld && !pr.prev.Checked.IsZero() {
 			sweep = c.refresh.Sampled(&h.Host, pr.prev.Rate, now.Sub(pr.prev.Checked).Seconds(), tr.visit.Changed, now)

@@ -129,8 +129,6 @@ type Crawler struct {
 	robots  *robots.Cache
 	sched   *scheduler
 	limiter *limiter
-	// queued is the hosts' queued URLs when size.Queued last counted.
-	queued atomic.Int64
 	// ranker orders new URLs and refines a full collection; nil under
 	// breadth-first ordering.
 	ranker *rank.Ranker
@@ -367,17 +365,6 @@ type size struct{ c *Crawler }
 
 func (s size) Held() int64  { return s.c.held.Load() }
 func (s size) Seen() uint64 { return s.c.store.SeenCount() }
-
-// Queued counts the new URLs waiting in the hosts' queues. It may be
-// asked with the scheduler's lock held (by the committer, releasing
-// hosts): it then answers the count it took last.
-func (s size) Queued() int64 {
-	if sc := s.c.sched; sc != nil && sc.mu.TryLock() {
-		s.c.queued.Store(int64(sc.queuedLocked()))
-		sc.mu.Unlock()
-	}
-	return s.c.queued.Load()
-}
 
 // fail records a fatal error; Run returns the first.
 func (c *Crawler) fail(err error) {

@@ -2,16 +2,15 @@ package refresh
 
 import (
 	"math"
-	"sync"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-// This file holds the two ways the plan looks past the pages held: the
-// share of the budget left to revisits after the new URLs waiting, and
-// each page's discovery value, the new URLs a visit of it finds.
+// This file holds the revisits' share of the budget and how the plan looks
+// past the pages held: each page's discovery value, the new URLs a visit
+// of it finds.
 //
 // Discovery is priced in the freshness optimum's own unit. A page born on
 // the web and not yet fetched counts as a page not fresh, so a page that
@@ -26,110 +25,17 @@ import (
 // dominates, as it does for an index page (fast to change, and given up
 // by freshness alone) and for a leaf (no discovery).
 
-// queueHorizon is the time, in uniform intervals, in which the plan
-// counts on the queued new URLs being fetched: their share of the budget
-// is the queue over it. Short enough that a queue of a few URLs takes
-// little from the revisits, long enough that a crawl's first pass, whose
-// queue is most of the web, leaves revisits only the held pages' share.
-const queueHorizon = 0.25
-
-// queuedCache holds Size.Queued, asked at most once a second.
-type queuedCache struct {
-	mu sync.Mutex
-	n  int64
-	at time.Time
-}
-
-// queued is the number of new URLs waiting, as of at most a second ago.
-func (m *Module) queued() int64 {
-	now := m.cfg.Now()
-	q := &m.queue
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.at.IsZero() || now.Sub(q.at) >= time.Second || now.Before(q.at) {
-		q.n, q.at = m.size.Queued(), now
-	}
-	return q.n
-}
-
-// revisitBudget is the rate of revisits the held pages share, per second.
-// With a budget and no fixed interval it is what the other fetches leave
-// of the budget: the fetches that are not planned revisits (new URLs,
-// sitemaps, retries), as measured (NoteFetch), or, if more, what fetching
-// the queued new URLs within queueHorizon uniform intervals needs; but at
-// least the held pages' share of it by the uniform interval (so a crawl's
-// first pass does not starve the revisits). A crawl that has found
-// everything spends its whole budget on revisits. A plan that asked more
-// than is left would let its overdue revisits pile up without end, every
-// page later than planned by a growing backlog: planned at the whole
-// budget on simweb's demo, where a few per cent of the fetches are new
-// pages and dead links, the held pages' freshness fell from 0.70 to 0.65
-// in six minutes. Without a budget it is the collection once per Revisit
-// interval (DefaultRevisit if unset).
+// revisitBudget is the rate of revisits the held pages share, per second:
+// the share of the budget the pages held are of the capacity (as the
+// uniform interval gives them), or, without a budget, the collection once
+// per Revisit interval (DefaultRevisit if unset). A plan that asked for
+// more, the whole budget once the queue had emptied, spent no more (the
+// hosts' politeness held it back) but planned beyond what the hosts could
+// take: on simweb's demo, whose 50 hosts take about the budget, every
+// interval fell to the shortest and the held pages' freshness from 0.70 to
+// 0.65 (planBudget now bounds that feedback).
 func (m *Module) revisitBudget() float64 {
-	held := float64(m.size.Held())
-	u := m.Uniform().Seconds()
-	base := held / u
-	if m.cfg.Budget <= 0 || m.cfg.Revisit > 0 || held == 0 {
-		return base
-	}
-	need := float64(m.queued()) / (queueHorizon * u)
-	other := m.other.at(m.cfg.Now(), otherWindow*u)
-	return max(base, m.cfg.Budget-max(need, other))
-}
-
-// otherWindow is the averaging window of the rate of the other fetches, in
-// uniform intervals.
-const otherWindow = 0.25
-
-// spend tracks the rate of fetches that are not planned revisits, an
-// exponentially weighted count.
-type spend struct {
-	mu   sync.Mutex
-	rate float64 // per second, at last
-	last time.Time
-}
-
-// note counts one fetch at now, averaged over window seconds.
-func (s *spend) note(now time.Time, window float64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rate = s.decayed(now, window) + 1/window
-	if now.After(s.last) {
-		s.last = now
-	}
-}
-
-// at is the rate at now.
-func (s *spend) at(now time.Time, window float64) float64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.decayed(now, window)
-}
-
-func (s *spend) decayed(now time.Time, window float64) float64 {
-	if s.last.IsZero() || !now.After(s.last) {
-		return s.rate
-	}
-	return s.rate * math.Exp(-now.Sub(s.last).Seconds()/window)
-}
-
-// NoteFetch tells the module of a fetch at now that was not the planned
-// revisit of a held page: a new URL, a sitemap, a retry. Their rate is
-// taken out of the budget before the revisits share it.
-func (m *Module) NoteFetch(now time.Time) {
-	m.other.note(now, otherWindow*m.Uniform().Seconds())
-}
-
-// uniformInterval is the interval at which the held pages, visited
-// equally often, spend the revisit budget.
-func (m *Module) uniformInterval() time.Duration {
-	u := m.Uniform()
-	held := float64(m.size.Held())
-	if b := m.revisitBudget(); held > 0 && b > held/u.Seconds() {
-		return min(u, secondsDuration(held/b))
-	}
-	return u
+	return float64(m.size.Held()) / m.Uniform().Seconds()
 }
 
 // Discovered folds into p's discovery record what its fetch at now led to

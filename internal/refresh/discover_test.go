@@ -10,64 +10,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-// TestRevisitBudget checks what the revisits share: the budget less the
-// other fetches, measured, or what the queued new URLs need to be fetched
-// within queueHorizon uniform intervals if more, but never less than the
-// held pages' share by the uniform interval; and that the uniform policy
-// spreads it evenly.
-func TestRevisitBudget(t *testing.T) {
-	now := time.Unix(1e9, 0)
-	size := &queueSize{fixedSize: fixedSize{held: 1000, seen: 2000}}
-	// 1,000 held of 2,000 seen at 10/s: the uniform interval is 200 s and
-	// the held pages' share 5/s.
-	m := openTest(t, Config{Budget: 10, Policy: Uniform, Now: func() time.Time { return now }}, size)
-	for _, tt := range []struct {
-		queued int64
-		want   float64
-		iv     time.Duration
-	}{
-		{0, 10, 100 * time.Second},   // nothing waits: the whole budget
-		{100, 8, 125 * time.Second},  // 100 URLs in 50 s: 2/s
-		{1000, 5, 200 * time.Second}, // more than the budget: the held share
-	} {
-		size.queued = tt.queued
-		now = now.Add(time.Second) // past the cache
-		if got := m.revisitBudget(); math.Abs(got-tt.want) > 1e-9 {
-			t.Errorf("%d queued: revisit budget %v, want %v", tt.queued, got, tt.want)
-		}
-		if got := m.uniformInterval(); got != tt.iv {
-			t.Errorf("%d queued: uniform interval %v, want %v", tt.queued, got, tt.iv)
-		}
-	}
-	size.queued = 0
-	if got := m.revisitBudget(); got != 5 {
-		t.Errorf("asked again within a second: %v, want the cached answer 5", got)
-	}
-	// Other fetches at 3/s for long enough (the window is 50 s): the
-	// revisits get the other 7.
-	for range 3000 {
-		now = now.Add(time.Second / 3)
-		m.NoteFetch(now)
-	}
-	now = now.Add(time.Second)
-	if got := m.revisitBudget(); math.Abs(got-7) > 0.1 {
-		t.Errorf("other fetches at 3/s: revisit budget %v, want 7", got)
-	}
-	// They stop: their rate fades within a few windows.
-	now = now.Add(500 * time.Second)
-	if got := m.revisitBudget(); got < 9.99 {
-		t.Errorf("ten windows after the other fetches: revisit budget %v, want ~10", got)
-	}
-}
-
-// queueSize is a crawl of a fixed size with a queue.
-type queueSize struct {
-	fixedSize
-	queued int64
-}
-
-func (s *queueSize) Queued() int64 { return s.queued }
-
 // TestDiscoveryInterval checks the discovery interval against a brute-force
 // optimum: a page that reveals δ new URLs a second, visited at frequency
 // f, leaves δ/(2f) unfound on average, and with visits priced at the
@@ -146,7 +88,7 @@ func TestExplore(t *testing.T) {
 	}
 	m.planner.Add(schedule.BinOf(1e-7, 1), 1)
 	slow := store.Page{Held: true, Rate: 1e-7}
-	if got, u := m.plan(&slow), m.uniformInterval().Seconds(); math.Abs(got-u) > 1e-6 {
+	if got, u := m.plan(&slow), m.Uniform().Seconds(); math.Abs(got-u) > 1e-6 {
 		t.Errorf("a slow page never compared: interval %v, want the uniform %v", got, u)
 	}
 	var st change.Stats
@@ -158,7 +100,7 @@ func TestExplore(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow.Change = b
-	if got, u := m.plan(&slow), m.uniformInterval().Seconds(); !(got > 2*u) {
+	if got, u := m.plan(&slow), m.Uniform().Seconds(); !(got > 2*u) {
 		t.Errorf("a slow page compared %d times: interval %v, want the plan's, well past the uniform %v", explore, got, u)
 	}
 }
@@ -174,7 +116,7 @@ func TestPlanBudgetBounded(t *testing.T) {
 	m := openTest(t, Config{Budget: 100, Now: func() time.Time { return now }}, fixedSize{held: 1000, seen: 1000})
 	m.planner.Add(schedule.BinOf(1e-2, 1), 1000)
 	h := &Host{Name: "h", Delay: 10 * time.Second} // takes 0.1 fetches a second
-	var st change.Stats                           // compared often enough not to be explored
+	var st change.Stats                            // compared often enough not to be explored
 	for i := range 2 * explore {
 		st.Add(change.Observation{Interval: 100, Changed: i%2 == 0, SinceModified: -1}, float64(100*(i+1)))
 	}

@@ -276,7 +276,7 @@ func (m *Module) plan(p *store.Page) float64 {
 		iv = min(iv, cs.mean/8)
 	}
 	if cs.compared < explore && cs.allChanged == 0 && m.planFast {
-		iv = min(iv, m.uniformInterval().Seconds())
+		iv = min(iv, m.Uniform().Seconds())
 	}
 	return max(iv, minRevisit.Seconds())
 }

@@ -90,13 +90,13 @@ func wait(p *store.Page, iv time.Duration, now time.Time) time.Time {
 type uniform struct{ m *Module }
 
 func (u uniform) Next(_ *Host, p *store.Page, _, _ bool, now time.Time) {
-	p.NextDue = now.Add(u.m.uniformInterval())
+	p.NextDue = now.Add(u.m.Uniform())
 }
 
-func (u uniform) Interval(*Host, *store.Page) time.Duration { return u.m.uniformInterval() }
+func (u uniform) Interval(*Host, *store.Page) time.Duration { return u.m.Uniform() }
 
 func (u uniform) Postpone(_ *Host, p *store.Page, now time.Time) time.Time {
-	return wait(p, u.m.uniformInterval(), now)
+	return wait(p, u.m.Uniform(), now)
 }
 
 func (u uniform) Retry(*store.Page) time.Duration { return u.m.Uniform() }

@@ -195,8 +195,6 @@ type Size interface {
 	Held() int64
 	// Seen is the number of URLs ever seen.
 	Seen() uint64
-	// Queued is the number of new URLs waiting to be fetched.
-	Queued() int64
 }
 
 // Module is the UpdateModule of one crawl. Its methods may be called by
@@ -227,11 +225,7 @@ type Module struct {
 	pool      change.Stats
 	poolPrior change.Prior
 	poolAt    int
-	// queue caches Size.Queued, and other is the rate of the fetches
-	// that are not planned revisits (discover.go).
-	queue queuedCache
-	other spend
-	log   *slog.Logger
+	log       *slog.Logger
 }
 
 // Open returns the module of the crawl whose state is s, its plan built

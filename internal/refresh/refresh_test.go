@@ -18,7 +18,6 @@ type fixedSize struct {
 
 func (s fixedSize) Held() int64  { return s.held }
 func (s fixedSize) Seen() uint64 { return s.seen }
-func (fixedSize) Queued() int64  { return 0 }
 
 // openTest opens a module on an empty store.
 func openTest(t *testing.T, cfg Config, size Size) *Module {

@@ -26,7 +26,7 @@ type World interface {
 	Evaluate(t time.Duration, copies []simweb.Copy) simweb.Quality
 	Truth(url string, t time.Duration) (simweb.PageTruth, error)
 	LivePages(t time.Duration) int // pages live at t that robots.txt allows
-	Capacity(t time.Duration) int  // pages a crawl from t may hold at once: the collection's size
+	Capacity(t time.Duration) int  // the collection's size for a crawl from t (0: no limit)
 	Audit() *simweb.Audit          // the politeness audit of the requests served
 }
 

@@ -182,20 +182,11 @@ func (s *Server) LivePages(d time.Duration) int {
 	return n
 }
 
-// Capacity returns the pages live at clock time d or created after it,
-// the hosts' index pages included: a collection that could hold them all
-// never has to choose among them.
-func (s *Server) Capacity(d time.Duration) int {
-	t := s.Instant(d)
-	n := len(s.hosts)
-	for i := range s.h.Pages {
-		p := &s.h.Pages[i]
-		if p.At(t).Exists || p.Events[len(p.Events)-1].Time > t {
-			n++
-		}
-	}
-	return n
-}
+// Capacity is the collection size a crawl of the history should have: 0,
+// no limit. Its pages are all worth holding, and pages are born as it
+// runs; with no limit the crawler sizes the revisits' share of its budget
+// by the URLs it has seen, not by a capacity it has yet to reach.
+func (s *Server) Capacity(time.Duration) int { return 0 }
 
 // reserved are the paths a host serves itself; a page whose key is one of
 // them is served at "/_" + key.
