@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/freshcrawl/freshcrawl/internal/schedule"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -77,10 +76,7 @@ func TestBurstFalseAlarms(t *testing.T) {
 // multiplier, and never moved later.
 func TestPullForward(t *testing.T) {
 	now := time.Unix(1e9, 0)
-	m := openTest(t, Config{Budget: 10, Now: func() time.Time { return now }}, fixedSize{held: 1000, seen: 1000})
-	for range 1000 {
-		m.planner.Add(schedule.BinOf(1e-3, 1), 1)
-	}
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
 	mu := m.multiplier()
 	wait := time.Duration(2 * mu / 0.5 * float64(time.Second)) // gain 2μ at share 0.5
 	if at, ok := m.PullForward(0.5, now.Add(wait), now, time.Second); !ok || !at.Equal(now.Add(time.Second)) {
@@ -98,10 +94,7 @@ func TestPullForward(t *testing.T) {
 // revisit of a page that changed after its last check, and only then.
 func TestSignalled(t *testing.T) {
 	now := time.Unix(1e9, 0)
-	m := openTest(t, Config{Budget: 10, Now: func() time.Time { return now }}, fixedSize{held: 1000, seen: 1000})
-	for range 1000 {
-		m.planner.Add(schedule.BinOf(1e-3, 1), 1)
-	}
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
 	far := now.Add(1000 * time.Hour)
 	pages := []store.Page{
 		{URL: "http://h.test/changed", Held: true, Checked: now.Add(-time.Hour), NextDue: far},

@@ -16,10 +16,7 @@ import (
 // plan's multiplier μ the best f minimises δ/(2f) + μf.
 func TestDiscoveryInterval(t *testing.T) {
 	now := time.Unix(1e9, 0)
-	m := openTest(t, Config{Budget: 10, Now: func() time.Time { return now }}, fixedSize{held: 1000, seen: 1000})
-	for range 1000 {
-		m.planner.Add(schedule.BinOf(1e-3, 1), 1)
-	}
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
 	mu := m.multiplier()
 	if !(mu > 0) {
 		t.Fatalf("multiplier %v", mu)
@@ -49,10 +46,7 @@ func TestDiscoveryInterval(t *testing.T) {
 // that reveals URLs is brought forward, never put back.
 func TestDiscovered(t *testing.T) {
 	now := time.Unix(1e9, 0)
-	m := openTest(t, Config{Budget: 10, ChangeDecay: time.Hour, Now: func() time.Time { return now }}, fixedSize{held: 1000, seen: 1000})
-	for range 1000 {
-		m.planner.Add(schedule.BinOf(1e-3, 1), 1)
-	}
+	m := plannedTest(t, Config{Budget: 10, ChangeDecay: time.Hour, Now: func() time.Time { return now }})
 	p := store.Page{Held: true, NextDue: now.Add(1000 * time.Hour)}
 	m.Discovered(&p, 5, time.Time{}, now)
 	if p.Found != 0 || p.Exposure != 0 {
@@ -138,4 +132,13 @@ func TestPlanBudgetBounded(t *testing.T) {
 	if limit := 1000 / (2 * m.revisitBudget()); iv < limit*(1-1e-6) {
 		t.Errorf("interval %vs, want at least %vs (the pages sharing twice the budget)", iv, limit)
 	}
+}
+
+// plannedTest opens a module of the optimal policy on 1,000 held pages,
+// all in the plan at one change in 1,000 s.
+func plannedTest(t *testing.T, cfg Config) *Module {
+	t.Helper()
+	m := openTest(t, cfg, fixedSize{held: 1000, seen: 1000})
+	m.planner.Add(schedule.BinOf(1e-3, 1), 1000)
+	return m
 }
