@@ -110,9 +110,9 @@ for w in $WORLDS; do
 	ran+=("$w")
 done
 
-printf '\n%-8s %-13s %8s %8s %10s %9s %7s %9s %7s %8s\n' world policy fresh held "age(held)" requests budget "lag(d)" never "vs unif"
+printf '\n%-8s %-13s %8s %8s %10s %9s %7s %9s %7s %8s %8s\n' world policy fresh held "age(held)" requests budget "lag(d)" never "vs unif" impolite
 for w in "${ran[@]}"; do
-	declare -A F=() H=() A=() R=() U=() L=() N=()
+	declare -A F=() H=() A=() R=() U=() L=() N=() V=()
 	base=""
 	for p in $POLICIES; do
 		out=$tmp/$w.$p.out
@@ -123,6 +123,7 @@ for w in "${ran[@]}"; do
 		U[$p]=$(sed 's/.* budget used \([0-9.]*\).*/\1/' <<<"$line")
 		R[$p]=$(grep '^demo: [0-9]* requests' "$out" | awk '{print $2}')
 		L[$p]=- N[$p]=-
+		V[$p]=$(grep '^demo: politeness audit:' "$out" | sed 's/.* requests, \([0-9]*\) violations.*/\1/')
 		if d=$(grep '^demo: discovery:' "$out"); then
 			L[$p]=$(sed 's/.* median lag \([0-9.]*\) days.*/\1/' <<<"$d")
 			N[$p]=$(sed 's/.* \([0-9]*\) never fetched.*/\1/' <<<"$d")
@@ -132,14 +133,16 @@ for w in "${ran[@]}"; do
 	for p in $POLICIES; do
 		ratio=-
 		[[ -n $base ]] && ratio=$(awk -v a="${F[$p]}" -v b="$base" 'BEGIN { printf "%.4f", a / b }')
-		printf '%-8s %-13s %8s %8s %10s %9s %7s %9s %7s %8s\n' "$w" "$p" "${F[$p]}" "${H[$p]}" "${A[$p]}" "${R[$p]}" "${U[$p]}" "${L[$p]}" "${N[$p]}" "$ratio"
+		printf '%-8s %-13s %8s %8s %10s %9s %7s %9s %7s %8s %8s\n' "$w" "$p" "${F[$p]}" "${H[$p]}" "${A[$p]}" "${R[$p]}" "${U[$p]}" "${L[$p]}" "${N[$p]}" "$ratio" "${V[$p]}"
 	done
-	unset F H A R U L N
+	unset F H A R U L N V
 done
 echo
 echo "fresh: share of the pages live (and allowed by robots.txt) whose held copy is the live one (the"
 echo "world's truth); held: the same among the pages held; both averaged over the live lines after the"
 echo "warm-up, as is age(held). budget: requests in that window / (budget × its seconds). lag(d): median"
 echo "simulated days from a new page's creation to its first fetch; never: new pages never fetched."
+echo "impolite: the world's politeness audit of the crawl (gaps under -delay, two requests at once,"
+echo "Crawl-delay not kept, robots.txt-disallowed URLs), which should be 0."
 exit
 }
