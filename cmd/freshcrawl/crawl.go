@@ -132,7 +132,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.policy, "policy", string(refresh.Optimal), "refresh `policy`: optimal, uniform, proportional, nutch or stormcrawler (see REFRESH above)")
 	fs.StringVar(&o.objective, "objective", string(refresh.Freshness), "what -policy optimal optimises: `freshness|age|embarrassment|cost`")
 	fs.DurationVar(&o.crawlCost, "crawl-cost", refresh.DefaultCrawlCost, "with -objective cost: one fetch costs as much as a copy being stale this long")
-	fs.DurationVar(&o.maxRevisit, "max-revisit", 0, "longest wait between fetches of a held page, and how often pages the optimum gives up are probed (0: 5 mean intervals)")
+	fs.DurationVar(&o.maxRevisit, "max-revisit", 0, "longest wait between fetches of a held page, and how often pages the optimum gives up are probed (0: 2 mean intervals)")
 	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "most requests in flight at once")
 	fs.IntVar(&o.maxURLsPerHost, "max-urls-per-host", crawler.DefaultMaxURLsPerHost, "most URLs ever queued for one host, a trap defence (0: no limit)")
 	fs.BoolVar(&o.followNofollow, "follow-nofollow", false, "follow rel=nofollow links and the links of pages whose robots meta tag says nofollow")
