@@ -122,7 +122,7 @@ type record struct {
 	visit *store.Visit
 	event bool // a fetch was made: OnFetch hears of it
 	// sweep is the share of the host's pages a sweep has changed, found by
-	// this comparison (refresh.Sweep); 0 if none.
+	// this comparison (refresh.Sampled); 0 if none.
 	sweep float64
 }
 

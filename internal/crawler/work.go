@@ -97,7 +97,7 @@ type pageResult struct {
 func (c *Crawler) work(ctx context.Context, t task) outcome {
 	o := outcome{t: t}
 	now := c.now()
-	cands, queue, err := c.candidates(&o.t, now)
+	cands, err := c.candidates(&o.t, now)
 	if err != nil {
 		o.err = err
 		return o
@@ -109,7 +109,7 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 		}
 	}
 	for _, cand := range cands {
-		if c.try(ctx, &o, cand, queue, now) {
+		if c.try(ctx, &o, cand, now) {
 			break
 		}
 	}
@@ -117,18 +117,18 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 }
 
 // candidates returns the URLs t may fetch, in the order it should try
-// them, and whether it may take new URLs from the queue. A promoted URL
-// (the ranking's) stands alone: t then takes nothing else.
-func (c *Crawler) candidates(t *task, now time.Time) (cands []candidate, queue bool, err error) {
+// them. A promoted URL (the ranking's) stands alone: t then takes nothing
+// else.
+func (c *Crawler) candidates(t *task, now time.Time) (cands []candidate, err error) {
 	if t.promote != "" {
 		cands, err = c.promotedCandidate(t.promote)
 		if err != nil || len(cands) == 0 { // fetched meanwhile: nothing to do this turn
-			return nil, false, err
+			return nil, err
 		}
 		t.full = true // the promoted URL, or nothing
 	}
 	due := !t.due.IsZero() && !t.due.After(now) && len(cands) == 0
-	queue = t.queued > 0 && !t.full
+	queue := t.queued > 0 && !t.full
 	newFirst := queue && t.h.newRun < newPerRevisit
 	if due && !newFirst {
 		cands, err = c.dueCandidates(t.h.Name, now)
@@ -139,7 +139,7 @@ func (c *Crawler) candidates(t *task, now time.Time) (cands []candidate, queue b
 	if err == nil && len(cands) == 0 && due && newFirst {
 		cands, err = c.dueCandidates(t.h.Name, now) // The queue was empty after all.
 	}
-	return cands, queue, err
+	return cands, err
 }
 
 // postpone returns when a due revisit should be made instead of now, or
@@ -156,7 +156,7 @@ func (c *Crawler) postpone(t *task, cand *candidate, now time.Time) time.Time {
 // try makes cand the task's request, if it may be made: it is not known
 // already, robots.txt is known and allows it. It reports whether the task
 // is done; false passes on to the next candidate (this one is dropped).
-func (c *Crawler) try(ctx context.Context, o *outcome, cand candidate, queue bool, now time.Time) bool {
+func (c *Crawler) try(ctx context.Context, o *outcome, cand candidate, now time.Time) bool {
 	u, err := url.Parse(cand.item.URL)
 	if err != nil { // Stored URLs are canonical; this is corruption.
 		o.skip(cand)

@@ -19,7 +19,7 @@ import (
 // interval I since its last check; when the recent comparisons of a host
 // find many more changes than expected, and most of them changed, the
 // host is in a sweep: the rest of its pages are brought forward, each if
-// what it buys beats the plan's price of a visit (PullForward).
+// what it buys beats the plan's price of a visit (worthPulling).
 
 // burstMemory is the weight a comparison keeps at the next one: the
 // recent sample is about the last 1/(1 − burstMemory) = 8 comparisons.
@@ -85,7 +85,7 @@ func (m *Module) Sampled(h *Host, rate, interval float64, changed bool, now time
 const maxPull = 4096
 
 // Sweep brings forward, in txn, the revisits of host's pages other than
-// url that a sweep changing a share of them makes worth it (PullForward),
+// url that a sweep changing a share of them makes worth it (worthPulling),
 // spaced by the host's delay in the order they were due, and returns how
 // many it moved. The caller makes sure no other change to the host's rows
 // is staged in txn.
@@ -95,25 +95,19 @@ func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay ti
 	if err != nil {
 		return 0, err
 	}
+	mu := m.multiplier()
 	gap := max(delay, time.Millisecond)
 	offset, moved := gap, 0
 	for _, d := range due {
-		if d.URL == url {
-			continue
-		}
-		at, ok := m.PullForward(share, d.Due, now, offset)
-		if !ok {
+		at := now.Add(offset)
+		if d.URL == url || !worthPulling(share, d.Due, at, mu) {
 			continue
 		}
 		p, err := m.store.GetPage(d.URL)
 		if err != nil || !p.NextDue.Equal(d.Due) || !p.Held {
 			continue // gone, or moved by a commit not yet seen here
 		}
-		if err := txn.Schedule(host, d.URL, d.Due, at); err != nil {
-			return moved, err
-		}
-		p.NextDue = at
-		if err := txn.PutPage(p, nil); err != nil {
+		if err := bring(txn, host, &p, at); err != nil {
 			return moved, err
 		}
 		offset += gap
@@ -122,23 +116,20 @@ func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay ti
 	return moved, nil
 }
 
-// PullForward reports when a page of a host in a sweep that changed a
-// share of its pages, due at due, should be visited instead: now plus
-// offset, if the freshness it buys, the share times the time it would
-// otherwise stay stale (due − now), is worth more than a visit's price in
-// the plan (the multiplier μ). ok is false if it should keep its time.
-func (m *Module) PullForward(share float64, due, now time.Time, offset time.Duration) (time.Time, bool) {
-	if m.planner == nil || !(share > 0) {
-		return time.Time{}, false
+// bring moves p's revisit on host to at, in its row and the due index.
+func bring(txn *store.Txn, host string, p *store.Page, at time.Time) error {
+	if err := txn.Schedule(host, p.URL, p.NextDue, at); err != nil {
+		return err
 	}
-	at := now.Add(offset)
-	if !due.After(at) {
-		return time.Time{}, false
-	}
-	if share*due.Sub(at).Seconds() <= m.multiplier() {
-		return time.Time{}, false
-	}
-	return at, true
+	p.NextDue = at
+	return txn.PutPage(*p, nil)
+}
+
+// worthPulling reports whether a revisit due at due is worth making at at
+// instead, when a share of the pages like it changed: the staleness it
+// saves, share × (due − at), beats the plan's price of a visit, mu.
+func worthPulling(share float64, due, at time.Time, mu float64) bool {
+	return share > 0 && due.After(at) && share*due.Sub(at).Seconds() > mu
 }
 
 // Signal is what a sitemap says of one of its host's pages: when it last
@@ -151,7 +142,7 @@ type Signal struct {
 // Signalled brings forward, in txn, the revisits of pages of host h that
 // the host's sitemap, fetched at now with answer a, says changed after
 // they were last checked, where the host's sitemaps have earned trust and
-// the visit is worth its price (PullForward, with the change certain),
+// the visit is worth its price (worthPulling, with the change certain),
 // spaced by the host's delay. It returns how many changes the sitemap
 // claims, trusted or not yet: part of the sitemap's discovery value, so
 // that a sitemap still on trial is fetched often enough for its lastmod
@@ -165,6 +156,7 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 		return 0, nil
 	}
 	trusted := Trusted(sm)
+	mu := m.multiplier()
 	gap := max(h.Delay, time.Millisecond)
 	offset, claimed := gap, 0
 	for _, s := range signals {
@@ -177,15 +169,11 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 			continue
 		}
 		claimed++
-		at, ok := m.PullForward(1, p.NextDue, now, offset)
-		if !trusted || !ok {
+		at := now.Add(offset)
+		if !trusted || !worthPulling(1, p.NextDue, at, mu) {
 			continue
 		}
-		if err := txn.Schedule(h.Name, s.URL, p.NextDue, at); err != nil {
-			return claimed, err
-		}
-		p.NextDue = at
-		if err := txn.PutPage(p, nil); err != nil {
+		if err := bring(txn, h.Name, &p, at); err != nil {
 			return claimed, err
 		}
 		offset += gap

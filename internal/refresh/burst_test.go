@@ -71,22 +71,29 @@ func TestBurstFalseAlarms(t *testing.T) {
 	}
 }
 
-// TestPullForward checks the price test: a page is brought forward when
-// the share times the time it would stay stale beats the plan's
+// TestWorthPulling checks the price test: a revisit is brought forward
+// when the share times the time it would stay stale beats the plan's
 // multiplier, and never moved later.
-func TestPullForward(t *testing.T) {
+func TestWorthPulling(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
 	mu := m.multiplier()
-	wait := time.Duration(2 * mu / 0.5 * float64(time.Second)) // gain 2μ at share 0.5
-	if at, ok := m.PullForward(0.5, now.Add(wait), now, time.Second); !ok || !at.Equal(now.Add(time.Second)) {
-		t.Errorf("gain 2μ: %v, %v; want pulled to a second from now", at, ok)
+	if !(mu > 0) {
+		t.Fatalf("multiplier %v", mu)
 	}
-	if _, ok := m.PullForward(0.5, now.Add(wait/3), now, time.Second); ok {
+	at := now.Add(time.Second)
+	wait := time.Duration(2 * mu / 0.5 * float64(time.Second)) // gain 2μ at share 0.5
+	if !worthPulling(0.5, at.Add(wait), at, mu) {
+		t.Error("gain 2μ: not pulled forward")
+	}
+	if worthPulling(0.5, at.Add(wait/3), at, mu) {
 		t.Error("gain 2μ/3: pulled forward")
 	}
-	if _, ok := m.PullForward(1, now.Add(time.Millisecond), now, time.Second); ok {
-		t.Error("a page due before the offset was moved later")
+	if worthPulling(1, now.Add(time.Millisecond), at, 0) {
+		t.Error("a revisit due before the time offered was moved later")
+	}
+	if worthPulling(0, at.Add(wait), at, 0) {
+		t.Error("no share changed: pulled forward")
 	}
 }
 

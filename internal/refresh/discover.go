@@ -80,9 +80,15 @@ func (m *Module) discoveryInterval(p *store.Page) time.Duration {
 // multiplier is the freshness optimum's current μ, in seconds of fresh
 // page per visit: what one more visit a second buys.
 func (m *Module) multiplier() float64 {
+	m.syncPlanner()
+	return m.planner.Multiplier()
+}
+
+// syncPlanner gives the planner the budget it divides and the longest
+// interval as they stand now.
+func (m *Module) syncPlanner() {
 	m.planner.SetBudget(m.planBudget())
 	m.planner.SetMaxInterval(m.maxRevisit().Seconds())
-	return m.planner.Multiplier()
 }
 
 // explore is the number of comparisons a page must have had before the
@@ -99,7 +105,8 @@ const explore = 3
 // crawlPrior is the prior of a page of a host with too little history of
 // its own: learnt from the crawl's pooled observations (all hosts, on the
 // crawler's clock) once there are poolMin of them, paper 001's before.
-// Re-solved every priorEvery observations.
+// Re-solved every priorEvery observations. The pool lives in memory only:
+// a restarted crawl learns it again, its hosts' own pools being stored.
 func (m *Module) crawlPrior() change.Prior {
 	if m.pool.Count() < poolMin {
 		return m.basePrior

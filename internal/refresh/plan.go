@@ -261,8 +261,7 @@ func (m *Module) StagePlan(txn *store.Txn, h *Host, prev *store.Page, wasHeld bo
 // the frequencies it plans for them beyond their capacity are not
 // fetched, so that much is given to the others.
 func (m *Module) plan(p *store.Page) float64 {
-	m.planner.SetBudget(m.planBudget())
-	m.planner.SetMaxInterval(m.maxRevisit().Seconds())
+	m.syncPlanner()
 	cs := censoringOf(p)
 	iv := m.planner.Interval(rateOf(p, cs, m.planFast), p.Weight)
 	if m.planFast && cs.allChanged >= 2 && !cs.short && !cs.fast() {
