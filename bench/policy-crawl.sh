@@ -5,7 +5,7 @@
 # change rates unknown at the start, and the world's truth says how fresh
 # the collection is. One `freshcrawl demo` process per run.
 #
-# Worlds (WORLDS, default "poisson bursty peps"):
+# Worlds (WORLDS, default "poisson bursty peps golang"):
 #   poisson  simweb's Poisson web: 200 hosts × 200 pages (about 21,000 that
 #            robots.txt allows), simulated time 3,600× wall time, a budget
 #            of 290 fetches/s, so that the uniform policy visits every page
@@ -28,10 +28,19 @@
 #            21/s. Averaged after 5 min (the first four history years).
 #            PEPS defaults to ../shared/data/peps.tsv from the repository's
 #            root, used only if it exists; else this world is skipped.
+#   golang   `demo -replay $GOLANG`: the Go website's history, all of it
+#            (2021-02-16 to 2026-08-21, 5.5 years; 52 % of its
+#            modifications in mass edits). Speed 193,000 (5.5 years in 15
+#            min: a history year every 164 s). Live pages grow from ~310
+#            to ~540, ~480 on average with the index pages, so 3 fetches
+#            per page per history year is 1,440 per 164 s: budget 9/s.
+#            Averaged after 5 min. GOLANG defaults to
+#            ../shared/data/golang-website.tsv, skipped if it is missing.
 #
 # Environment (defaults in brackets):
-#   WORLDS ["poisson bursty peps"]  POLICIES ["optimal uniform nutch stormcrawler"]
-#   PEPS [../shared/data/peps.tsv]  SEED [1]  PROGRESS [10s]
+#   WORLDS ["poisson bursty peps golang"]  POLICIES ["optimal uniform nutch stormcrawler"]
+#   PEPS [../shared/data/peps.tsv]  GOLANG [../shared/data/golang-website.tsv]
+#   SEED [1]  PROGRESS [10s]
 #   DURATION, WARMUP, SPEED, BUDGET  override every world's own value
 #   PARALLEL [1]  1: a world's policies run side by side (the machine's load
 #                 falls on all of them alike); 0: one run at a time
@@ -42,9 +51,10 @@ set -euo pipefail
 {
 cd "$(dirname "$0")/.."
 
-WORLDS=${WORLDS:-"poisson bursty peps"}
+WORLDS=${WORLDS:-"poisson bursty peps golang"}
 POLICIES=${POLICIES:-"optimal uniform nutch stormcrawler"}
 PEPS=${PEPS:-../shared/data/peps.tsv}
+GOLANG=${GOLANG:-../shared/data/golang-website.tsv}
 SEED=${SEED:-1}
 PROGRESS=${PROGRESS:-10s}
 PARALLEL=${PARALLEL:-1}
@@ -65,7 +75,8 @@ world_args() {
 	poisson) speed=3600 budget=290 duration=50m warmup=25m extra=(-hosts 200 -pages 200) ;;
 	bursty) speed=105000 budget=10 duration=15m warmup=5m extra=(-bursty) ;;
 	peps) speed=420000 budget=21 duration=15m warmup=5m extra=(-replay "$PEPS" -from 2014-08-22) ;;
-	*) die "unknown world '$1' (known: poisson bursty peps)" ;;
+	golang) speed=193000 budget=9 duration=15m warmup=5m extra=(-replay "$GOLANG") ;;
+	*) die "unknown world '$1' (known: poisson bursty peps golang)" ;;
 	esac
 	echo "${extra[@]}" -speed "${SPEED:-$speed}" -budget "${BUDGET:-$budget}" \
 		-for "${DURATION:-$duration}" -warmup "${WARMUP:-$warmup}"
@@ -103,6 +114,10 @@ ran=()
 for w in $WORLDS; do
 	if [[ $w == peps && ! -r $PEPS ]]; then
 		log "peps: no history file at '$PEPS' (set PEPS): skipped"
+		continue
+	fi
+	if [[ $w == golang && ! -r $GOLANG ]]; then
+		log "golang: no history file at '$GOLANG' (set GOLANG): skipped"
 		continue
 	fi
 	world_args "$w" >/dev/null

@@ -231,7 +231,9 @@ func TestReadStatus(t *testing.T) {
 		want.LastRun = &datadir.RunBudget{Started: stats.Started, Ended: lr.Ended, Requests: stats.Requests, LastFrom: stats.Started}
 
 		// A revisit is overdue at now if it is due at or before now: none
-		// before the crawl, all after the last, and the ties at the ends.
+		// before the first (a revisit a sweep pulled forward is due before
+		// the crawl began: before its page's last check), all after the
+		// last, and the ties at the ends.
 		first, lastDue := due[0], due[len(due)-1]
 		ties := func(at time.Time) int64 {
 			var n int64
@@ -243,7 +245,7 @@ func TestReadStatus(t *testing.T) {
 			return n
 		}
 		tests = []statusCase{
-			{"before the crawl", start, 0},
+			{"before the first revisit", first.Add(-time.Nanosecond), 0},
 			{"at the first revisit", first, ties(first)},
 			{"just before the last revisit", lastDue.Add(-time.Nanosecond), int64(len(due)) - ties(lastDue)},
 			{"after the last revisit", lastDue.Add(time.Hour), int64(len(due))},

@@ -86,9 +86,8 @@ const maxPull = 4096
 
 // Sweep brings forward, in txn, the revisits of host's pages other than
 // url that a sweep changing a share of them makes worth it (worthPulling),
-// spaced by the host's delay in the order they were due, and returns how
-// many it moved. The caller makes sure no other change to the host's rows
-// is staged in txn.
+// in the order they were due, and returns how many it moved. The caller
+// makes sure no other change to the host's rows is staged in txn.
 func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay time.Duration) (int, error) {
 	now := m.cfg.Now()
 	due, err := m.store.Due(host, time.Unix(0, math.MaxInt64), maxPull)
@@ -100,14 +99,17 @@ func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay ti
 	offset, moved := gap, 0
 	for _, d := range due {
 		at := now.Add(offset)
-		if d.URL == url || !worthPulling(share, d.Due, at, mu) {
+		if d.URL == url || !d.Due.After(at) {
 			continue
 		}
 		p, err := m.store.GetPage(d.URL)
 		if err != nil || !p.NextDue.Equal(d.Due) || !p.Held {
 			continue // gone, or moved by a commit not yet seen here
 		}
-		if err := bring(txn, host, &p, at); err != nil {
+		if !worthPulling(share, m.cfg.PlanRate(&p), d.Due, at, mu) {
+			continue
+		}
+		if err := pull(txn, host, &p); err != nil {
 			return moved, err
 		}
 		offset += gap
@@ -116,8 +118,22 @@ func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay ti
 	return moved, nil
 }
 
-// bring moves p's revisit on host to at, in its row and the due index.
-func bring(txn *store.Txn, host string, p *store.Page, at time.Time) error {
+// pull makes p's revisit on host due at once, in its row and the due
+// index: due since its last check, which a signal of a change makes its
+// last fresh moment. That ranks it with the host's planned revisits by
+// how long each has gone unchecked past its due time, and the pulls among
+// themselves by how long they have gone unchecked. A due time no later
+// than the last check marks the page pulled (Pulled), so that the plan
+// does not put it off again. (Ranking pulls ahead of every planned
+// revisit instead, ten uniform intervals before their last check, did
+// worse on the PEPs' replay, 0.924 against 0.932 in minutes 3–6, and on
+// the bursty world: the host's sitemap and new URLs waited behind a
+// sweep's whole backlog.)
+func pull(txn *store.Txn, host string, p *store.Page) error {
+	at := p.Checked
+	if at.IsZero() {
+		at = p.LastFetch
+	}
 	if err := txn.Schedule(host, p.URL, p.NextDue, at); err != nil {
 		return err
 	}
@@ -125,11 +141,38 @@ func bring(txn *store.Txn, host string, p *store.Page, at time.Time) error {
 	return txn.PutPage(*p, nil)
 }
 
+// Pulled reports whether p's revisit was brought forward by a signal
+// (pull): due no later than its last fetch or check, which no plan
+// schedules.
+func Pulled(p *store.Page) bool {
+	last := p.LastFetch
+	if p.Checked.After(last) {
+		last = p.Checked
+	}
+	return !p.NextDue.IsZero() && !p.NextDue.After(last)
+}
+
 // worthPulling reports whether a revisit due at due is worth making at at
-// instead, when a share of the pages like it changed: the staleness it
-// saves, share × (due − at), beats the plan's price of a visit, mu.
-func worthPulling(share float64, due, at time.Time, mu float64) bool {
-	return share > 0 && due.After(at) && share*due.Sub(at).Seconds() > mu
+// instead, for a page of plan rate lambda (per second) changed since its
+// last check with probability share: the fresh time the earlier visit
+// buys beats the plan's price of a visit, mu. Fetched at at, the page is
+// fresh until its next change, which comes after a time of rate lambda,
+// or until due, when the planned visit would have fetched it anyway: an
+// expected min(Exp(λ), T) = (1 − e^{−λT})/λ for T = due − at (T itself
+// for a page that does not change). A page that changes at every moment
+// buys nothing, however long it waits; one that changes seldom buys
+// nearly all of T.
+func worthPulling(share, lambda float64, due, at time.Time, mu float64) bool {
+	return share > 0 && due.After(at) && share*freshFor(lambda, due.Sub(at).Seconds()) > mu
+}
+
+// freshFor is the expected time a copy fetched now stays fresh within the
+// next t seconds, for a page changing at rate lambda: (1 − e^{−λt})/λ.
+func freshFor(lambda, t float64) float64 {
+	if x := lambda * t; x > 1e-9 {
+		return -math.Expm1(-x) / lambda
+	}
+	return t
 }
 
 // Signal is what a sitemap says of one of its host's pages: when it last
@@ -165,15 +208,15 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 			continue
 		}
 		p, err := m.store.GetPage(s.URL)
-		if err != nil || !p.Held || p.NextDue.IsZero() || !mod.After(p.Checked) {
-			continue
+		if err != nil || !p.Held || p.NextDue.IsZero() || !mod.After(p.Checked) || Pulled(&p) {
+			continue // unknown, unchanged, or claimed and pulled already
 		}
 		claimed++
 		at := now.Add(offset)
-		if !trusted || !worthPulling(1, p.NextDue, at, mu) {
+		if !trusted || !worthPulling(1, m.cfg.PlanRate(&p), p.NextDue, at, mu) {
 			continue
 		}
-		if err := bring(txn, h.Name, &p, at); err != nil {
+		if err := pull(txn, h.Name, &p); err != nil {
 			return claimed, err
 		}
 		offset += gap

@@ -83,17 +83,29 @@ func TestWorthPulling(t *testing.T) {
 	}
 	at := now.Add(time.Second)
 	wait := time.Duration(2 * mu / 0.5 * float64(time.Second)) // gain 2μ at share 0.5
-	if !worthPulling(0.5, at.Add(wait), at, mu) {
+	if !worthPulling(0.5, 0, at.Add(wait), at, mu) {
 		t.Error("gain 2μ: not pulled forward")
 	}
-	if worthPulling(0.5, at.Add(wait/3), at, mu) {
+	if worthPulling(0.5, 0, at.Add(wait/3), at, mu) {
 		t.Error("gain 2μ/3: pulled forward")
 	}
-	if worthPulling(1, now.Add(time.Millisecond), at, 0) {
+	if worthPulling(1, 0, now.Add(time.Millisecond), at, 0) {
 		t.Error("a revisit due before the time offered was moved later")
 	}
-	if worthPulling(0, at.Add(wait), at, 0) {
+	if worthPulling(0, 0, at.Add(wait), at, 0) {
 		t.Error("no share changed: pulled forward")
+	}
+	// A page that changes again soon stays fresh only about 1/λ of the
+	// wait: (1 − e^{−λT})/λ, here with λT = 4, 0.98/λ.
+	lambda := 4 / wait.Seconds()
+	if got, want := freshFor(lambda, wait.Seconds()), -math.Expm1(-4)/lambda; math.Abs(got-want) > 1e-12*want {
+		t.Errorf("freshFor = %v, want %v", got, want)
+	}
+	if worthPulling(0.5, lambda, at.Add(wait), at, mu) {
+		t.Error("a page changing 4 times in the wait, gain 0.49μ: pulled forward")
+	}
+	if !worthPulling(1, lambda, at.Add(wait), at, mu/2) {
+		t.Error("a changed page changing 4 times in the wait, gain 1.96 times the price: not pulled forward")
 	}
 }
 
@@ -149,15 +161,18 @@ func TestSignalled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := now.Add(time.Second); !p.NextDue.Equal(want) {
-		t.Errorf("changed page due %v, want %v", p.NextDue, want)
+	if want := pages[0].Checked; !p.NextDue.Equal(want) || !Pulled(&p) {
+		t.Errorf("changed page due %v (pulled %v), want %v, its last check", p.NextDue, Pulled(&p), want)
+	}
+	if got := m.Postpone(h, &p, now); !got.IsZero() {
+		t.Errorf("pulled page put off to %v by the plan", got)
 	}
 	due, err := m.store.Due("h.test", now.Add(time.Second), 10)
 	if err != nil || len(due) != 2 {
 		t.Fatalf("due index by a second from now: %v, %v; want the soon and the changed page", due, err)
 	}
-	if n := run(); n != 2 {
-		t.Errorf("signalled again: %d claimed, want 2 (the pages are still unchecked)", n)
+	if n := run(); n != 1 {
+		t.Errorf("signalled again: %d claimed, want 1 (the page pulled already is not claimed twice)", n)
 	}
 	if due, err := m.store.Due("h.test", now.Add(time.Second), 10); err != nil || len(due) != 2 {
 		t.Errorf("signalled again: due index %v, %v; want the same two", due, err)

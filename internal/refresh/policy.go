@@ -61,7 +61,12 @@ func (m *Module) Revisit(h *Host, p *store.Page, prevHeld bool, v *store.Visit, 
 
 // Postpone returns when a revisit of p (held or not, a page or not) on
 // host h, due by the schedule at now, should be made instead; zero: now.
+// A revisit a signal pulled forward (Pulled) is made now: the policy's
+// rule of waiting for the planned interval would undo the pull.
 func (m *Module) Postpone(h *Host, p *store.Page, now time.Time) time.Time {
+	if Pulled(p) {
+		return time.Time{}
+	}
 	return m.policy.Postpone(h, p, now)
 }
 
