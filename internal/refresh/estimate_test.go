@@ -2,10 +2,12 @@ package refresh
 
 import (
 	"math"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 func TestGroupOf(t *testing.T) {
@@ -103,5 +105,42 @@ func TestUpdatePopulation(t *testing.T) {
 	}
 	if old := auto.Estimate(&pages[0]); old.Rate > 1/day {
 		t.Errorf("fallback %g a day: the case no longer shows the fault", old.Rate*day)
+	}
+}
+
+// TestObservePulled checks that a visit a signal pulled forward folds its
+// comparison without its modification time, which is the signal's delay
+// and not the page's pace, while a planned visit folds both.
+func TestObservePulled(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
+	h := &Host{Name: "h.test"}
+	m.changeOf(h).state.LastModified = store.Agreement{Agree: trustAgree}
+	checked := now.Add(-time.Hour)
+	a := Answer{Status: 200, LastModified: now.Add(-time.Minute).Format(http.TimeFormat), Date: now.Format(http.TimeFormat)}
+	for _, tt := range []struct {
+		name   string
+		due    time.Time
+		wantLM int
+	}{
+		{"planned", now, 1},
+		{"pulled", checked, 0},
+	} {
+		prev := store.Page{URL: "http://h.test/p", Held: true, Checked: checked, LastFetch: checked, NextDue: tt.due,
+			LastModified: checked.Add(-time.Hour).Format(http.TimeFormat)}
+		p := prev
+		var v store.Visit
+		m.Observe(h, &prev, true, a, true, &p, &v, now)
+		var st change.Stats
+		if err := st.UnmarshalBinary(p.Change); err != nil {
+			t.Fatal(err)
+		}
+		if tt.wantLM == 0 && !v.Modified.IsZero() {
+			t.Errorf("pulled visit recorded modified at %v", v.Modified)
+		}
+		if st.Count() != 1 || st.Changed() != 1 || st.LMCount() != tt.wantLM {
+			t.Errorf("%s visit: %d comparisons, %v changed, %d with a modification time; want 1, 1, %d",
+				tt.name, st.Count(), st.Changed(), st.LMCount(), tt.wantLM)
+		}
 	}
 }
