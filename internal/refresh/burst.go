@@ -187,8 +187,8 @@ type Signal struct {
 // Signalled brings forward, in txn, the revisits of pages of host h that
 // the host's sitemap, fetched at now with answer a, says changed after
 // they were last checked, where the host's sitemaps have earned trust and
-// the visit is worth its price (worthPulling, with the change certain),
-// spaced by the host's delay. It returns how many changes the sitemap
+// the visit is worth its price (worthPulling, with the change certain, at
+// the time the host's delay lets each be made). It returns how many changes the sitemap
 // claims, trusted or not yet: part of the sitemap's discovery value, so
 // that a sitemap still on trial is fetched often enough for its lastmod
 // dates to be judged against the pages' changes (a sitemap read seldom

@@ -72,8 +72,9 @@ func TestBurstFalseAlarms(t *testing.T) {
 }
 
 // TestWorthPulling checks the price test: a revisit is brought forward
-// when the share times the time it would stay stale beats the plan's
-// multiplier, and never moved later.
+// when the share times the fresh time the earlier visit buys, the wait
+// for a page that does not change and (1 − e^{−λT})/λ for one that does,
+// beats the plan's multiplier, and never moved later.
 func TestWorthPulling(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})

@@ -58,9 +58,9 @@ func (m *Module) Observe(h *Host, prev *store.Page, wasHeld bool, a Answer, chan
 	}
 	v.Modified = m.modifiedAt(hc, prev, wasHeld, a, changed, p, now)
 	if wasHeld && Pulled(prev) {
-		// A visit a signal pulled forward came because the page changed:
-		// its time since the modification is the signal's delay, not a
-		// draw of the page's own pace, and fed to the Last-Modified
+		// A visit a signal pulled forward came because the page (or, in
+		// a sweep, its site) changed: its time since the modification is
+		// the signal's delay, not a draw of the page's own pace, and fed to the Last-Modified
 		// estimator it would make every signalled page look fast. The
 		// visit is recorded without it, so that Replay folds the same.
 		v.Modified = time.Time{}
