@@ -284,7 +284,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		return err
 	}
 	if pr.item.Kind == store.KindSitemap && len(pr.entries) > 0 {
-		n, err := c.refresh.Signalled(txn, &o.t.h.Host, answerOf(pr.resp), signals(pr), c.now())
+		n, err := c.refresh.Signalled(txn, &o.t.h.Host, answerOf(pr.resp), signals(pr), pr.prev.LastFetch, c.now())
 		if err != nil {
 			return err
 		}
@@ -323,6 +323,9 @@ func (c *Crawler) stageRow(txn *store.Txn, h *host, pr *pageResult, r *record) e
 		if err := txn.Schedule(h.Name, pr.item.URL, old, r.page.NextDue); err != nil {
 			return err
 		}
+	}
+	if pr.item.Kind == store.KindSitemap {
+		h.NoteSitemap(pr.item.URL, r.page.NextDue)
 	}
 	wasHeld := pr.known && pr.prev.Held
 	c.refresh.StagePlan(txn, &h.Host, &pr.prev, wasHeld, &r.page)

@@ -131,13 +131,13 @@ func (c *Crawler) candidates(t *task, now time.Time) (cands []candidate, err err
 	queue := t.queued > 0 && !t.full
 	newFirst := queue && t.h.newRun < newPerRevisit
 	if due && !newFirst {
-		cands, err = c.dueCandidates(t.h.Name, now)
+		cands, err = c.dueCandidates(t.h, now)
 	}
 	if err == nil && len(cands) == 0 && queue {
 		cands, err = c.queueCandidates(t.h)
 	}
 	if err == nil && len(cands) == 0 && due && newFirst {
-		cands, err = c.dueCandidates(t.h.Name, now) // The queue was empty after all.
+		cands, err = c.dueCandidates(t.h, now) // The queue was empty after all.
 	}
 	return cands, err
 }
@@ -250,8 +250,20 @@ func (c *Crawler) promotedCandidate(u string) ([]candidate, error) {
 	return nil, nil
 }
 
-func (c *Crawler) dueCandidates(host string, now time.Time) ([]candidate, error) {
-	due, err := c.store.Due(host, now, 1)
+// dueCandidates returns h's due revisit: a sitemap due first
+// (refresh.Module.DueSitemap), else the one due longest.
+func (c *Crawler) dueCandidates(h *host, now time.Time) ([]candidate, error) {
+	for u, at, ok := c.refresh.DueSitemap(&h.Host, now); ok; u, at, ok = c.refresh.DueSitemap(&h.Host, now) {
+		p, err := c.store.GetPage(u)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if err == nil && p.NextDue.Equal(at) {
+			return []candidate{{item: store.Item{URL: u, Kind: p.Kind}, fromDue: at, page: p}}, nil
+		}
+		h.NoteSitemap(u, time.Time{}) // moved since: the due index has it
+	}
+	due, err := c.store.Due(h.Name, now, 1)
 	if err != nil {
 		return nil, err
 	}

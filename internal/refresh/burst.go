@@ -73,12 +73,22 @@ func (b *burst) note(rate, interval float64, changed bool, now time.Time, cooldo
 // Sampled folds a comparison at now of a page of host h, estimated to change
 // at rate per second and compared interval seconds after its last check,
 // into the host's sample, and returns the share of the host's pages a
-// sweep has just been found to have changed (0: none).
+// sweep has just been found to have changed (0: none). A host whose
+// sitemaps are trusted has no sweeps: its sitemap says which pages
+// changed (Signalled), and a sweep, which can only guess, pulled the
+// unchanged ones too, ahead of the changed ones still to come. On the
+// PEPs' replay, whose sweeps are mass edits, freshness over minutes 3–6
+// went from 0.914 to 0.927 without them (sitemaps read first when due).
 func (m *Module) Sampled(h *Host, rate, interval float64, changed bool, now time.Time) float64 {
 	if m.planner == nil || !m.planFast {
 		return 0
 	}
-	return m.changeOf(h).burst.note(rate, interval, changed, now, m.Uniform()/4)
+	hc := m.changeOf(h)
+	share := hc.burst.note(rate, interval, changed, now, m.Uniform()/4)
+	if Trusted(hc.state.Sitemap) {
+		return 0
+	}
+	return share
 }
 
 // maxPull bounds the revisits one sweep brings forward.
@@ -189,13 +199,17 @@ type Signal struct {
 // they were last checked, where the host's sitemaps have earned trust and
 // the visit is worth its price (worthPulling, with the change certain, at
 // the time the host's delay lets each be made). It returns how many changes the sitemap
-// claims, trusted or not yet: part of the sitemap's discovery value, so
-// that a sitemap still on trial is fetched often enough for its lastmod
-// dates to be judged against the pages' changes (a sitemap read seldom
-// has dates too old to claim anything, and never earns trust). A
-// distrusted sitemap claims nothing. The caller makes sure no other change
-// to the host's rows is staged in txn.
-func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, now time.Time) (int, error) {
+// claims that it did not claim when read before, at since (zero: never),
+// trusted or not yet: part of the sitemap's discovery value, so that a
+// sitemap still on trial is fetched often enough for its lastmod dates to
+// be judged against the pages' changes (a sitemap read seldom has dates
+// too old to claim anything, and never earns trust). A change claimed
+// again, its page not yet fetched, is not a new one: counted at every
+// read, it made the sitemap look the more worth reading the more often
+// it was read, and on the PEPs' replay half the budget went to sitemaps.
+// A distrusted sitemap claims nothing. The caller makes sure no other
+// change to the host's rows is staged in txn.
+func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, since, now time.Time) (int, error) {
 	sm := m.changeOf(h).state.Sitemap
 	if m.planner == nil || !m.planFast || Distrusted(sm) {
 		return 0, nil
@@ -213,7 +227,9 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 		if err != nil || !p.Held || p.NextDue.IsZero() || !mod.After(p.Checked) || Pulled(&p) {
 			continue // unknown, unchanged, or claimed and pulled already
 		}
-		claimed++
+		if mod.After(since) {
+			claimed++
+		}
 		at := now.Add(offset)
 		// The estimate, not PlanRate: a page fetched on its signals finds
 		// a change at every visit, which PlanRate would take for a page

@@ -135,9 +135,9 @@ func TestSignalled(t *testing.T) {
 	}
 	signals := []Signal{{pages[0].URL, now.Add(-30 * time.Minute)}, {pages[1].URL, now.Add(-30 * time.Minute)}, {pages[2].URL, now.Add(-30 * time.Minute)}}
 	h := &Host{Name: "h.test", Delay: time.Second}
-	run := func() int {
+	run := func(since time.Time) int {
 		txn := m.store.Begin()
-		n, err := m.Signalled(txn, h, Answer{Status: 200}, signals, now)
+		n, err := m.Signalled(txn, h, Answer{Status: 200}, signals, since, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,14 +148,14 @@ func TestSignalled(t *testing.T) {
 	}
 	// Two pages changed after their check: the one due soon anyway is
 	// claimed too, but left where it is.
-	if n := run(); n != 2 {
+	if n := run(time.Time{}); n != 2 {
 		t.Errorf("sitemap on trial: %d claimed, want 2", n)
 	}
 	if p, err := m.store.GetPage(pages[0].URL); err != nil || !p.NextDue.Equal(far) {
 		t.Errorf("sitemap on trial moved a page: due %v, %v", p.NextDue, err)
 	}
 	m.changeOf(h).state.Sitemap.Agree = trustAgree
-	if n := run(); n != 2 {
+	if n := run(time.Time{}); n != 2 {
 		t.Errorf("trusted sitemap: %d claimed, want 2", n)
 	}
 	p, err := m.store.GetPage(pages[0].URL)
@@ -172,14 +172,40 @@ func TestSignalled(t *testing.T) {
 	if err != nil || len(due) != 2 {
 		t.Fatalf("due index by a second from now: %v, %v; want the soon and the changed page", due, err)
 	}
-	if n := run(); n != 1 {
+	if n := run(time.Time{}); n != 1 {
 		t.Errorf("signalled again: %d claimed, want 1 (the page pulled already is not claimed twice)", n)
+	}
+	if n := run(now.Add(-10 * time.Minute)); n != 0 {
+		t.Errorf("signalled again, the sitemap read since the changes: %d claimed, want 0 (none new)", n)
 	}
 	if due, err := m.store.Due("h.test", now.Add(time.Second), 10); err != nil || len(due) != 2 {
 		t.Errorf("signalled again: due index %v, %v; want the same two", due, err)
 	}
 	m.changeOf(h).state.Sitemap = store.Agreement{Agree: 1, Disagree: 1}
-	if n := run(); n != 0 {
+	if n := run(time.Time{}); n != 0 {
 		t.Errorf("distrusted sitemap: %d claimed, want 0", n)
+	}
+}
+
+// TestSampledTrustedSitemap checks that a sweep is declared on a host
+// whose sample finds its slow pages changing together, and not on one
+// whose trusted sitemap says which pages changed.
+func TestSampledTrustedSitemap(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
+	sweep := func(h *Host) float64 {
+		share := 0.0
+		for i := range 8 { // pages changing once in 10^6 s, all changed after 100 s
+			share = max(share, m.Sampled(h, 1e-6, 100, true, now.Add(time.Duration(i)*time.Second)))
+		}
+		return share
+	}
+	if share := sweep(&Host{Name: "plain.test"}); !(share > 0.9) {
+		t.Errorf("host without trusted sitemaps: sweep share %v, want near 1", share)
+	}
+	trusted := &Host{Name: "trusted.test"}
+	m.changeOf(trusted).state.Sitemap = store.Agreement{Agree: trustAgree}
+	if share := sweep(trusted); share != 0 {
+		t.Errorf("host with trusted sitemaps: sweep share %v, want none", share)
 	}
 }

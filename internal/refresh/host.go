@@ -72,6 +72,53 @@ type Host struct {
 	// and excess the part of it over the host's capacity.
 	service, load, excess float64
 	change                *hostChange
+	// sitemaps is when each of the host's sitemaps is due, as the rows
+	// committed since the crawl started say (NoteSitemap); sitemapTurn,
+	// that the host's last due turn went to one (DueSitemap).
+	sitemaps    map[string]time.Time
+	sitemapTurn bool
+}
+
+// NoteSitemap records that the host's sitemap u is due at due (zero: not
+// due).
+func (h *Host) NoteSitemap(u string, due time.Time) {
+	if due.IsZero() {
+		delete(h.sitemaps, u)
+		return
+	}
+	if h.sitemaps == nil {
+		h.sitemaps = map[string]time.Time{}
+	}
+	h.sitemaps[u] = due
+}
+
+// DueSitemap returns a sitemap of host h due by now, which the crawler
+// reads before the host's revisits due. A sitemap's interval is its
+// discovery interval (Module.Discovered), priced as a revisit is, but
+// ranked with the revisits by how late each was, it waited for them: on
+// the PEPs' replay, whose hosts' revisits ran seconds late (the pulls a
+// sitemap brings forward come on top of the planned revisits, which spend
+// the whole budget), sitemaps were read every 3–7 s, with gaps of 25–70
+// s in the recoveries from mass edits, just when their news was worth the
+// most. Only a host whose sitemaps are trusted reads them first: there
+// each read is news of changes the plan acts on at once (Signalled);
+// elsewhere a sitemap is read for new URLs, and one full of them (at the
+// start of a crawl) took every other due turn, at its discovery interval
+// priced as if the revisits had the whole budget. A sitemap takes at
+// most every other due turn of its host, so that it never starves the
+// revisits.
+func (m *Module) DueSitemap(h *Host, now time.Time) (u string, due time.Time, ok bool) {
+	if len(h.sitemaps) == 0 || !Trusted(m.changeOf(h).state.Sitemap) || h.sitemapTurn {
+		h.sitemapTurn = false
+		return "", time.Time{}, false
+	}
+	for u, due := range h.sitemaps {
+		if !due.After(now) {
+			h.sitemapTurn = true
+			return u, due, true
+		}
+	}
+	return "", time.Time{}, false
 }
 
 // hostChange is what is known of a host's changes and validators.
