@@ -10,8 +10,9 @@ import (
 
 // TestDueSitemapFirst checks that a due sitemap of a host whose sitemaps
 // are trusted is read before its revisits due, even those due longer, but
-// takes at most every other due turn, and that a sitemap whose row has moved since (its due time in
-// memory is stale) is passed over for the due index's order.
+// takes at most every other due turn, and that a sitemap whose row has
+// moved since (its due time in memory is stale) is passed over for the due
+// index's order and forgotten.
 func TestDueSitemapFirst(t *testing.T) {
 	c := newCrawler(t, testConfig(t, t.TempDir(), endpoint{addr: "127.0.0.1:1"}))
 	defer c.Close()
@@ -71,13 +72,24 @@ func TestDueSitemapFirst(t *testing.T) {
 	if got := first(); got != sm.URL {
 		t.Errorf("sitemap due, a revisit since: %s first, want the sitemap", got)
 	}
-	h.NoteSitemap(sm.URL, now.Add(-2*time.Second)) // not what its row says
-	first()                                        // a turn for the revisit
+	stale := now.Add(-2 * time.Second)
+	h.NoteSitemap(sm.URL, stale) // not what its row says
+	first()                      // a turn for the revisit
 	if got := first(); got != page.URL {
 		t.Errorf("stale sitemap due time: %s first, want the page", got)
 	}
-	if _, _, ok := c.refresh.DueSitemap(&h.Host, now); ok {
-		t.Error("stale sitemap due time kept")
+	// Were the stale time kept, a row now due at it would be taken.
+	moved := sm
+	moved.NextDue = stale
+	txn = c.store.Begin()
+	if err := txn.PutPage(moved, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok, err := c.refresh.DueSitemap(&h.Host, now); err != nil || ok {
+		t.Errorf("stale sitemap due time kept: %s, %v", p.URL, err)
 	}
 	h.NoteSitemap(sm.URL, sm.NextDue)
 	h.NoteSitemap(sm.URL, time.Time{})

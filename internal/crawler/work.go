@@ -253,15 +253,11 @@ func (c *Crawler) promotedCandidate(u string) ([]candidate, error) {
 // dueCandidates returns h's due revisit: a sitemap due first
 // (refresh.Module.DueSitemap), else the one due longest.
 func (c *Crawler) dueCandidates(h *host, now time.Time) ([]candidate, error) {
-	for u, at, ok := c.refresh.DueSitemap(&h.Host, now); ok; u, at, ok = c.refresh.DueSitemap(&h.Host, now) {
-		p, err := c.store.GetPage(u)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
-		}
-		if err == nil && p.NextDue.Equal(at) {
-			return []candidate{{item: store.Item{URL: u, Kind: p.Kind}, fromDue: at, page: p}}, nil
-		}
-		h.NoteSitemap(u, time.Time{}) // moved since: the due index has it
+	switch p, ok, err := c.refresh.DueSitemap(&h.Host, now); {
+	case err != nil:
+		return nil, err
+	case ok:
+		return []candidate{{item: store.Item{URL: p.URL, Kind: p.Kind}, fromDue: p.NextDue, page: p}}, nil
 	}
 	due, err := c.store.Due(h.Name, now, 1)
 	if err != nil {

@@ -78,7 +78,8 @@ func (b *burst) note(rate, interval float64, changed bool, now time.Time, cooldo
 // changed (Signalled), and a sweep, which can only guess, pulled the
 // unchanged ones too, ahead of the changed ones still to come. On the
 // PEPs' replay, whose sweeps are mass edits, freshness over minutes 3–6
-// went from 0.914 to 0.927 without them (sitemaps read first when due).
+// went from 0.914 to 0.927 with this, trusted sitemaps read first when
+// due and a sitemap's claims counted once, together.
 func (m *Module) Sampled(h *Host, rate, interval float64, changed bool, now time.Time) float64 {
 	if m.planner == nil || !m.planFast {
 		return 0

@@ -1,6 +1,7 @@
 package refresh
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -92,8 +93,9 @@ func (h *Host) NoteSitemap(u string, due time.Time) {
 	h.sitemaps[u] = due
 }
 
-// DueSitemap returns a sitemap of host h due by now, which the crawler
-// reads before the host's revisits due. A sitemap's interval is its
+// DueSitemap returns the row of a sitemap of host h due by now, which the
+// crawler reads before the host's revisits due; a sitemap whose row has
+// moved since it was noted is dropped. A sitemap's interval is its
 // discovery interval (Module.Discovered), priced as a revisit is, but
 // ranked with the revisits by how late each was, it waited for them: on
 // the PEPs' replay, whose hosts' revisits ran seconds late (the pulls a
@@ -107,18 +109,27 @@ func (h *Host) NoteSitemap(u string, due time.Time) {
 // priced as if the revisits had the whole budget. A sitemap takes at
 // most every other due turn of its host, so that it never starves the
 // revisits.
-func (m *Module) DueSitemap(h *Host, now time.Time) (u string, due time.Time, ok bool) {
+func (m *Module) DueSitemap(h *Host, now time.Time) (store.Page, bool, error) {
 	if len(h.sitemaps) == 0 || !Trusted(m.changeOf(h).state.Sitemap) || h.sitemapTurn {
 		h.sitemapTurn = false
-		return "", time.Time{}, false
+		return store.Page{}, false, nil
 	}
 	for u, due := range h.sitemaps {
-		if !due.After(now) {
-			h.sitemapTurn = true
-			return u, due, true
+		if due.After(now) {
+			continue
 		}
+		p, err := m.store.GetPage(u)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return store.Page{}, false, err
+		}
+		if err != nil || !p.NextDue.Equal(due) {
+			delete(h.sitemaps, u) // moved since: the due index has it
+			continue
+		}
+		h.sitemapTurn = true
+		return p, true, nil
 	}
-	return "", time.Time{}, false
+	return store.Page{}, false, nil
 }
 
 // hostChange is what is known of a host's changes and validators.
