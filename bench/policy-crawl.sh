@@ -38,7 +38,7 @@
 #            ../shared/data/golang-website.tsv, skipped if it is missing.
 #
 # Environment (defaults in brackets):
-#   WORLDS ["poisson bursty peps golang"]  POLICIES ["optimal uniform nutch stormcrawler"]
+#   WORLDS ["poisson bursty peps golang"]  POLICIES ["optimal uniform roundrobin nutch stormcrawler"]
 #   PEPS [../shared/data/peps.tsv]  GOLANG [../shared/data/golang-website.tsv]
 #   SEED [1]  PROGRESS [10s]
 #   DURATION, WARMUP, SPEED, BUDGET  override every world's own value
@@ -52,7 +52,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WORLDS=${WORLDS:-"poisson bursty peps golang"}
-POLICIES=${POLICIES:-"optimal uniform nutch stormcrawler"}
+POLICIES=${POLICIES:-"optimal uniform roundrobin nutch stormcrawler"}
 PEPS=${PEPS:-../shared/data/peps.tsv}
 GOLANG=${GOLANG:-../shared/data/golang-website.tsv}
 SEED=${SEED:-1}

@@ -51,7 +51,7 @@ func demoFlags(o *demoOptions, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.dataDir, "data", "", "keep the crawl (state and WARC files) in this directory (default: a temporary one, removed at exit)")
 	fs.StringVar(&o.control, "control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
 	fs.BoolVar(&o.verbose, "v", false, "log every failed fetch")
-	fs.StringVar((*string)(&o.policy), "policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch or stormcrawler (see freshcrawl crawl -h)")
+	fs.StringVar((*string)(&o.policy), "policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch, stormcrawler or roundrobin (see freshcrawl crawl -h)")
 	fs.StringVar((*string)(&o.objective), "objective", string(refresh.Freshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
 	fs.DurationVar(&o.warmup, "warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
 	historyFlags(fs, &o.hist)

@@ -65,7 +65,7 @@ func TestDemoFlags(t *testing.T) {
 		{[]string{"extra"}, "freshcrawl demo: unexpected arguments: [extra]"},
 		{[]string{"-budget", "0"}, "-budget and -progress must be positive"},
 		{[]string{"-warmup", "-1s"}, "-for and -warmup not negative"},
-		{[]string{"-policy", "random"}, `freshcrawl demo: -policy "random": want one of [optimal uniform proportional nutch stormcrawler]`},
+		{[]string{"-policy", "random"}, `freshcrawl demo: -policy "random": want one of [optimal uniform proportional nutch stormcrawler roundrobin]`},
 		{[]string{"-objective", "speed"}, `-objective "speed": want one of`},
 		{[]string{"-hosts", "0"}, "hosts must be at least 1"},
 		{[]string{"-replay", "testdata/no-such.tsv"}, "freshcrawl demo: -replay: open testdata/no-such.tsv"},

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"math"
+	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -190,6 +191,88 @@ func TestRefreshNutch(t *testing.T) {
 		t.Logf("%d pages: %d visits grew an interval, %d shrank one, %d raised one to the time since a change", len(rows), grown, shrunk, synced)
 		if grown == 0 || shrunk == 0 || synced == 0 {
 			t.Error("the crawl did not exercise every part of the rule")
+		}
+	})
+}
+
+// TestRefreshRoundRobin checks the naive round robin in the crawler: each
+// page held is due again at its last fetch, every revisit of a host goes
+// to its page fetched longest ago (a cycle), and the budget is spent:
+// 240 pages on 6 hosts at 60 fetches a second, each host able to take 200.
+func TestRefreshRoundRobin(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		const speed, budget = 6 * 3600, 60.0
+		sc := simweb.DefaultConfig()
+		sc.Hosts, sc.PagesPerHost, sc.Churn = 6, 40, 0
+		sc.Robots = simweb.RobotsMix{}
+		web, addr := testWeb(t, sc, speed)
+		dir := t.TempDir()
+		cfg := testConfig(t, dir, addr)
+		cfg.Seeds = seedsOf(web)
+		cfg.Delay = 5 * time.Millisecond
+		cfg.TimeScale = speed
+		cfg.Policy = refresh.RoundRobin
+		cfg.Budget = budget
+		// last[host][url]: the page's last fetch; a revisit must be of the
+		// host's page fetched longest ago.
+		last := map[string]map[string]time.Time{}
+		var events, revisits, outOfTurn int
+		var first, end time.Time
+		cfg.OnFetch = func(e Event) {
+			events++
+			if first.IsZero() {
+				first = e.Time
+			}
+			end = e.Time
+			u, err := url.Parse(e.URL)
+			if err != nil || e.Sitemap {
+				return
+			}
+			h := last[u.Host]
+			if h == nil {
+				h = map[string]time.Time{}
+				last[u.Host] = h
+			}
+			if prev, ok := h[e.URL]; ok {
+				revisits++
+				for other, at := range h {
+					if at.Before(prev) {
+						outOfTurn++
+						t.Logf("%s revisited (last fetched %v) before %s (last fetched %v)", e.URL, prev, other, at)
+						break
+					}
+				}
+			}
+			delete(h, e.URL)
+			if e.Held {
+				h[e.URL] = e.Time
+			}
+		}
+		c := newCrawler(t, cfg)
+		runFor(t, c, 20*time.Second)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		rate := float64(events-1) / end.Sub(first).Seconds()
+		t.Logf("%d fetches, %d revisits, %.1f/s against a budget of %.0f/s", events, revisits, rate, budget)
+		if revisits < 600 || outOfTurn > 0 {
+			t.Errorf("%d revisits, %d out of turn; want most of the 1,200 fetches revisits, in turn", revisits, outOfTurn)
+		}
+		if rate < 0.95*budget || rate > 1.05*budget {
+			t.Errorf("%.1f fetches/s, want the budget of %.0f", rate, budget)
+		}
+		s, err := store.Open(dir+"/state", store.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.ForEachPage(func(p store.Page) error {
+			if p.Held && p.Kind == store.KindPage && !p.NextDue.Equal(p.LastFetch) {
+				t.Errorf("%s: due %v after its last fetch, want at once", p.URL, p.NextDue.Sub(p.LastFetch))
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -41,6 +41,8 @@ func (m *Module) newPolicy() Policy {
 		return nutch{m}
 	case m.cfg.Policy == StormCrawler:
 		return stormCrawler{m}
+	case m.cfg.Policy == RoundRobin:
+		return roundRobin{m}
 	}
 	return uniform{m}
 }
@@ -200,6 +202,22 @@ func (s stormCrawler) Retry(p *store.Page) time.Duration {
 	rule := policy.StormCrawler{OnFetchError: policy.StormFetchError / s.m.cfg.TimeScale}
 	return secondsDuration(rule.Next(&p.Interval, 0, policy.StatusFetchError, false))
 }
+
+// roundRobin is a naive crawler's rule, a baseline: nothing is planned,
+// every page held is due again as soon as it is fetched, so a host's due
+// index is its cycle (the page fetched longest ago first), the budget is
+// always spent, and the cycle lasts as long as the budget takes to fetch
+// every page once: the uniform interval, found by fetching rather than
+// planned.
+type roundRobin struct{ m *Module }
+
+func (roundRobin) Next(_ *Host, p *store.Page, _, _ bool, now time.Time) { p.NextDue = now }
+
+func (r roundRobin) Interval(*Host, *store.Page) time.Duration { return r.m.Uniform() }
+
+func (roundRobin) Postpone(*Host, *store.Page, time.Time) time.Time { return time.Time{} }
+
+func (r roundRobin) Retry(*store.Page) time.Duration { return r.m.Uniform() }
 
 // adaptiveInterval is an adaptive policy's interval for p: the one in its
 // row, or the uniform one before its first revisit.

@@ -42,17 +42,20 @@ type Name string
 // change. The others are baselines: the uniform interval, proportional to
 // the estimated rate (a pitfall, §5.5.2), Nutch's AdaptiveFetchSchedule
 // and StormCrawler's adaptive scheduler with their default settings, the
-// interval of a new page being the uniform one.
+// interval of a new page being the uniform one, and a naive crawler's
+// round robin: every page held fetched again in turn, the one fetched
+// longest ago first, as fast as the budget allows.
 const (
 	Optimal      Name = "optimal"
 	Uniform      Name = "uniform"
 	Proportional Name = "proportional"
 	Nutch        Name = "nutch"
 	StormCrawler Name = "stormcrawler"
+	RoundRobin   Name = "roundrobin"
 )
 
 // Names lists the refresh policies.
-var Names = []Name{Optimal, Uniform, Proportional, Nutch, StormCrawler}
+var Names = []Name{Optimal, Uniform, Proportional, Nutch, StormCrawler, RoundRobin}
 
 // Objective names what the optimal refresh policy optimises.
 type Objective string
@@ -170,6 +173,10 @@ func (c *Config) defaults() error {
 		c.CrawlCost = DefaultCrawlCost
 	}
 	switch {
+	case c.Policy == RoundRobin && c.Budget <= 0:
+		// Every page is due again once fetched: without a budget each
+		// host would be fetched round and round as fast as its delay lets.
+		return fmt.Errorf("%w: refresh policy %s needs a budget", ErrConfig, RoundRobin)
 	case c.CrawlCost < 0 || c.MaxRevisit < 0:
 		return fmt.Errorf("%w: negative crawl cost or max revisit interval", ErrConfig)
 	case c.Revisit < 0 || c.Budget < 0 || c.Capacity < 0:
