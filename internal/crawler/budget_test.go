@@ -85,6 +85,26 @@ func treeSite() http.Handler {
 	})
 }
 
+// halfDeadSite serves hosts whose / links to n pages, of which the odd
+// ones are gone (404). No robots.txt.
+func halfDeadSite(n int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p"))
+		switch {
+		case r.URL.Path == "/":
+			w.Header().Set("Content-Type", "text/html")
+			for i := range n {
+				fmt.Fprintf(w, `<a href="/p%d">%d</a>`+"\n", i, i)
+			}
+		case err != nil || i%2 == 1:
+			http.NotFound(w, r)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, "<p>%d</p>", i)
+		}
+	})
+}
+
 // listSite serves hosts whose / links to as many pages as pages gives the
 // host; the pages link nowhere. No robots.txt.
 func listSite(pages map[string]int) http.Handler {
@@ -132,7 +152,7 @@ func statsAt(t *testing.T, c *Crawler, d, from, to time.Duration) (Stats, Stats)
 
 // TestBudgetSpentDespitePostpones crawls a web whose discovery never ends
 // under the uniform policy without a capacity: the uniform interval is
-// the URLs seen over the budget, so it keeps growing, and most revisits
+// the pages held and URLs queued over the budget, so it keeps growing, and most revisits
 // come due before the interval they now have and are postponed (refresh's
 // wait rule). Due work always exists (the queues only grow), so every
 // slot of the budget must become a request: at least 97 % of budget ×
@@ -196,4 +216,45 @@ func TestBudgetFollowsBacklog(t *testing.T) {
 			t.Errorf("%s asked twice within %v, its delay %v", host, gap, delay)
 		}
 	})
+}
+
+// TestBudgetSpentPastDeadURLs crawls two hosts whose pages link to as
+// many dead URLs as live ones, under the optimal and the uniform policy
+// without a capacity: once the queues are empty the revisits of the pages
+// held are all the work there is, and they must take the whole budget.
+// With the URLs seen as the capacity they were planned for the share of
+// it the pages held are of those: about half (0.494 and 0.500). The
+// optimal plan's load is within 1 % of the budget at the end, but its
+// pages never change, so every estimate keeps falling and each interval
+// is planned a little longer than the last: it spends 0.954, and at least
+// 0.95 is asked of it; 0.97 of the uniform policy.
+func TestBudgetSpentPastDeadURLs(t *testing.T) {
+	for _, tt := range []struct {
+		policy refresh.Name
+		least  float64
+	}{{refresh.Optimal, 0.95}, {refresh.Uniform, 0.97}} {
+		policy := tt.policy
+		t.Run(string(policy), func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
+				at := serve(t, halfDeadSite(200))
+				cfg := testConfig(t, t.TempDir(), at)
+				cfg.Seeds = []string{"http://a.test/", "http://b.test/"}
+				const budget = 20
+				cfg.Budget, cfg.Delay, cfg.Policy = budget, 10*time.Millisecond, policy
+				c := newCrawler(t, cfg)
+				defer c.Close()
+				from, to := 60*time.Second, 120*time.Second
+				first, last := statsAt(t, c, to+time.Second, from, to)
+				used := last.BudgetUsed(first)
+				t.Logf("%d URLs seen, %d held, %d queued; %.3f of the budget from %v to %v",
+					last.Seen, last.Held, last.Queued, used, from, to)
+				if last.Queued != 0 || last.Held < 150 {
+					t.Fatalf("%d held, %d queued at %v: want the first pass done", last.Held, last.Queued, to)
+				}
+				if used < tt.least || used > 1.03 {
+					t.Errorf("budget used %.3f, want %.2f–1.03", used, tt.least)
+				}
+			})
+		})
+	}
 }

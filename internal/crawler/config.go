@@ -85,9 +85,10 @@ type Config struct {
 	MaxCrawlDelay time.Duration
 	// Revisit is the interval at which held pages are fetched again. Zero
 	// means the uniform interval that fits the budget: capacity / Budget,
-	// capacity being MaxPages or, if that is unlimited, the URLs seen (so
-	// revisits take the share of the budget the pages held are of it, and
-	// discovery the rest), or refresh.DefaultRevisit without a budget.
+	// capacity being MaxPages or, if that is unlimited, the pages held and
+	// the new URLs queued (so revisits take the share of the budget the
+	// pages held are of it, and discovery the rest), or
+	// refresh.DefaultRevisit without a budget.
 	Revisit time.Duration
 	// Workers bounds the requests in flight at once. Zero means
 	// DefaultWorkers.

@@ -341,6 +341,7 @@ func (c *Crawler) rebuild() error {
 	now := c.now()
 	err := c.store.Hosts(func(name string, n int) error {
 		h := s.get(name, c.cfg.Delay)
+		s.queued.Add(int64(n - h.queued))
 		h.queued, h.newAt = n, now
 		return nil
 	})
@@ -363,8 +364,8 @@ func (c *Crawler) rebuild() error {
 // size tells the refresh module the crawl's size.
 type size struct{ c *Crawler }
 
-func (s size) Held() int64  { return s.c.held.Load() }
-func (s size) Seen() uint64 { return s.c.store.SeenCount() }
+func (s size) Held() int64   { return s.c.held.Load() }
+func (s size) Queued() int64 { return s.c.sched.queued.Load() }
 
 // fail records a fatal error; Run returns the first.
 func (c *Crawler) fail(err error) {
@@ -516,7 +517,7 @@ func (c *Crawler) Stats() Stats {
 	}
 	c.sched.mu.Lock()
 	st.Hosts, st.InFlight = len(c.sched.hosts), c.sched.inFly
-	st.Queued = c.sched.queuedLocked()
+	st.Queued = int(c.sched.queued.Load())
 	c.sched.mu.Unlock()
 	return st
 }

@@ -42,6 +42,7 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 			settleWork(h, o, recOf(recs, i), views[i])
 		}
 		h.queued = max(h.queued, 0)
+		s.queued.Add(int64(h.queued - before))
 		noteQueue(h, before, now)
 		s.update(h)
 	}
@@ -51,6 +52,7 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 		}
 		h := s.get(name, c.cfg.Delay)
 		h.queued += n
+		s.queued.Add(int64(n))
 		noteQueue(h, h.queued-n, now)
 		s.update(h)
 	}

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/clock"
@@ -135,6 +136,9 @@ type scheduler struct {
 	full  bool     // the collection is at capacity: new URLs wait
 	kick  chan struct{}
 	inFly int
+	// queued counts the new URLs in the hosts' queues (Σ h.queued), read
+	// without mu by the refresh module (size.Queued).
+	queued atomic.Int64
 	// reserved counts tasks in flight that may fetch a new URL, each of
 	// which may add a page to the collection when it commits.
 	reserved int
@@ -374,15 +378,6 @@ func (l *limiter) refund() {
 // newPerRevisit is the new URLs a host fetches while revisits are due
 // before one of them takes a turn.
 const newPerRevisit = 3
-
-// queuedLocked counts the new URLs in the hosts' queues. The caller holds
-// s.mu.
-func (s *scheduler) queuedLocked() (n int) {
-	for _, h := range s.hosts {
-		n += h.queued
-	}
-	return n
-}
 
 // unbusy returns the host of a task that was made but not dispatched.
 func (s *scheduler) unbusy(t task) {

@@ -36,7 +36,7 @@ func TestDiscoveryInterval(t *testing.T) {
 	if iv := m.discoveryInterval(&store.Page{}); iv != 0 {
 		t.Errorf("a page that found nothing: %v, want 0", iv)
 	}
-	u := openTest(t, Config{Budget: 10, Policy: Uniform}, fixedSize{held: 1000, seen: 1000})
+	u := openTest(t, Config{Budget: 10, Policy: Uniform}, fixedSize{held: 1000})
 	if iv := u.discoveryInterval(&p); iv != 0 {
 		t.Errorf("uniform policy: discovery interval %v, want none", iv)
 	}
@@ -76,7 +76,7 @@ func TestDiscovered(t *testing.T) {
 // TestExplore checks that the plan spaces a page no wider than the
 // uniform interval before it has been compared explore times.
 func TestExplore(t *testing.T) {
-	m := openTest(t, Config{Budget: 10}, fixedSize{held: 1000, seen: 1000})
+	m := openTest(t, Config{Budget: 10}, fixedSize{held: 1000})
 	for range 999 {
 		m.planner.Add(schedule.BinOf(1e-2, 1), 1)
 	}
@@ -107,7 +107,7 @@ func TestExplore(t *testing.T) {
 // millisecond).
 func TestPlanBudgetBounded(t *testing.T) {
 	now := time.Unix(1e9, 0)
-	m := openTest(t, Config{Budget: 100, Now: func() time.Time { return now }}, fixedSize{held: 1000, seen: 1000})
+	m := openTest(t, Config{Budget: 100, Now: func() time.Time { return now }}, fixedSize{held: 1000})
 	m.planner.Add(schedule.BinOf(1e-2, 1), 1000)
 	h := &Host{Name: "h", Delay: 10 * time.Second} // takes 0.1 fetches a second
 	var st change.Stats                            // compared often enough not to be explored
@@ -138,7 +138,7 @@ func TestPlanBudgetBounded(t *testing.T) {
 // all in the plan at one change in 1,000 s.
 func plannedTest(t *testing.T, cfg Config) *Module {
 	t.Helper()
-	m := openTest(t, cfg, fixedSize{held: 1000, seen: 1000})
+	m := openTest(t, cfg, fixedSize{held: 1000})
 	m.planner.Add(schedule.BinOf(1e-3, 1), 1000)
 	return m
 }

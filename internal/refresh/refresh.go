@@ -126,8 +126,9 @@ type Config struct {
 	MaxRevisit time.Duration
 	// Revisit is the uniform interval between visits of a held page. Zero
 	// means the one that fits the Budget: Capacity / Budget, the capacity
-	// being the URLs seen if it is zero (so revisits take the share of the
-	// budget the pages held are of it, and discovery the rest), or
+	// being the pages held and the new URLs queued if it is zero (so
+	// revisits take the share of the budget the pages held are of it, and
+	// discovery the rest), or
 	// DefaultRevisit without a budget. With a Revisit and no Budget, the
 	// planned policies divide as many visits (the collection every
 	// Revisit) as the uniform policy would.
@@ -200,8 +201,8 @@ func (c *Config) defaults() error {
 type Size interface {
 	// Held is the number of pages in the collection.
 	Held() int64
-	// Seen is the number of URLs ever seen.
-	Seen() uint64
+	// Queued is the number of new URLs waiting for their first fetch.
+	Queued() int64
 }
 
 // Module is the UpdateModule of one crawl. Its methods may be called by
@@ -265,9 +266,14 @@ func (m *Module) Uniform() time.Duration {
 	}
 	capacity := float64(m.cfg.Capacity)
 	if capacity == 0 {
-		// No capacity: the URLs in scope seen so far are the best guess of
-		// what the collection will hold.
-		capacity = float64(max(m.size.Seen(), uint64(m.size.Held()), 1))
+		// No capacity: the pages held and the new URLs waiting are the
+		// best guess of what the collection will hold. (The URLs seen
+		// were, until the ones gone, moved or disallowed, never to be
+		// held, kept a share of the budget from the revisits: on the Go
+		// website's history, whose deleted pages were a quarter of the
+		// URLs seen, a fifth of the budget went unspent, the queue empty
+		// and the revisits planned for three quarters of it.)
+		capacity = float64(max(m.size.Held()+m.size.Queued(), 1))
 	}
 	return max(time.Second, time.Duration(capacity/m.cfg.Budget*float64(time.Second)))
 }

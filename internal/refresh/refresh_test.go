@@ -12,12 +12,11 @@ import (
 
 // fixedSize is a crawl of a fixed size.
 type fixedSize struct {
-	held int64
-	seen uint64
+	held, queued int64
 }
 
-func (s fixedSize) Held() int64  { return s.held }
-func (s fixedSize) Seen() uint64 { return s.seen }
+func (s fixedSize) Held() int64   { return s.held }
+func (s fixedSize) Queued() int64 { return s.queued }
 
 // openTest opens a module on an empty store.
 func openTest(t *testing.T, cfg Config, size Size) *Module {
@@ -35,7 +34,7 @@ func openTest(t *testing.T, cfg Config, size Size) *Module {
 }
 
 // TestUniform checks the uniform interval against its definition: the
-// capacity (or the URLs seen, or the pages held if more) over the budget,
+// capacity (or the pages held and the new URLs queued) over the budget,
 // at least a second; the configured interval; a day without either.
 func TestUniform(t *testing.T) {
 	tests := []struct {
@@ -44,12 +43,12 @@ func TestUniform(t *testing.T) {
 		size fixedSize
 		want time.Duration
 	}{
-		{"capacity over budget", Config{Budget: 10, Capacity: 3600}, fixedSize{held: 50, seen: 9000}, 6 * time.Minute},
-		{"seen over budget", Config{Budget: 10}, fixedSize{held: 50, seen: 9000}, 15 * time.Minute},
-		{"held if more than seen", Config{Budget: 10}, fixedSize{held: 12000, seen: 9000}, 20 * time.Minute},
-		{"at least a second", Config{Budget: 1000}, fixedSize{held: 5, seen: 5}, time.Second},
-		{"configured", Config{Budget: 10, Revisit: time.Hour}, fixedSize{seen: 9000}, time.Hour},
-		{"no budget", Config{}, fixedSize{seen: 9000}, 24 * time.Hour},
+		{"capacity over budget", Config{Budget: 10, Capacity: 3600}, fixedSize{held: 50, queued: 8950}, 6 * time.Minute},
+		{"held and queued over budget", Config{Budget: 10}, fixedSize{held: 50, queued: 8950}, 15 * time.Minute},
+		{"held alone", Config{Budget: 10}, fixedSize{held: 12000}, 20 * time.Minute},
+		{"at least a second", Config{Budget: 1000}, fixedSize{held: 5}, time.Second},
+		{"configured", Config{Budget: 10, Revisit: time.Hour}, fixedSize{queued: 9000}, time.Hour},
+		{"no budget", Config{}, fixedSize{queued: 9000}, 24 * time.Hour},
 	}
 	for _, tt := range tests {
 		m := openTest(t, tt.cfg, tt.size)
