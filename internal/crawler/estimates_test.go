@@ -10,7 +10,6 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/datadir"
-	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -26,18 +25,10 @@ import (
 //     TimeScale) would be off by 21,600×.
 func TestChangeEstimates(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		const speed = 6 * 3600
-		sc := simweb.DefaultConfig()
-		sc.Hosts, sc.PagesPerHost, sc.Churn = 8, 50, 0
-		sc.Robots = simweb.RobotsMix{}
-		web, addr := testWeb(t, sc, speed)
 		dir := t.TempDir()
-		cfg := testConfig(t, dir, addr)
-		cfg.Seeds = seedsOf(web)
-		cfg.Delay = 5 * time.Millisecond
+		web, cfg := simCrawl(t, dir, 8, 50)
 		cfg.Revisit = time.Second
 		cfg.ChangeDecay = -1 // no forgetting, so the replay must match exactly
-		cfg.TimeScale = speed
 		// The crawl lasts until the pages have been revisited about nine times
 		// each (3,600 page fetches), or 60 s on a machine too loaded for that.
 		c := crawlUntil(t, cfg, 3600, 60*time.Second)
@@ -144,7 +135,7 @@ func TestChangeEstimates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			perSecond := truth.Rate / 86400 * speed
+			perSecond := truth.Rate / 86400 * simSpeed
 			// r = λ·interval ≤ 2: beyond, a page changes at nearly every
 			// visit and no estimator without Last-Modified can tell how often
 			// (dissertation §6.4.2: the 10%-bias frontier is r = 3.5 at n = 20).

@@ -19,16 +19,8 @@ import (
 // held page rows and the load of the final plan (Σ 1/interval).
 func refreshCrawl(t *testing.T, dir string, policy refresh.Name, rounds int) (map[string]store.Page, float64) {
 	t.Helper()
-	const speed = 6 * 3600
-	sc := simweb.DefaultConfig()
-	sc.Hosts, sc.PagesPerHost, sc.Churn = 6, 40, 0
-	sc.Robots = simweb.RobotsMix{}
-	web, addr := testWeb(t, sc, speed)
-	cfg := testConfig(t, dir, addr)
-	cfg.Seeds = seedsOf(web)
-	cfg.Delay = 5 * time.Millisecond
+	_, cfg := simCrawl(t, dir, 6, 40)
 	cfg.Revisit = time.Second
-	cfg.TimeScale = speed
 	cfg.Policy = policy
 	c := crawlUntil(t, cfg, int64(rounds*240), 30*time.Second)
 	// The load of the plan at the end, re-solved (between re-solves, up to
@@ -65,6 +57,25 @@ func refreshCrawl(t *testing.T, dir string, policy refresh.Name, rounds int) (ma
 	}
 	crashCheckPlan(t, s, rows, policy == refresh.Optimal)
 	return rows, load
+}
+
+// simSpeed is the pace of simCrawl's simweb: 6 hours a second.
+const simSpeed = 6 * 3600
+
+// simCrawl serves a simweb of hosts × pages (simSpeed, no churn, no
+// robots.txt exclusions) and returns it with the configuration of a crawl
+// of it into dir, seeded with every host, at a 5 ms delay.
+func simCrawl(t *testing.T, dir string, hosts, pages int) (*simweb.Web, Config) {
+	t.Helper()
+	sc := simweb.DefaultConfig()
+	sc.Hosts, sc.PagesPerHost, sc.Churn = hosts, pages, 0
+	sc.Robots = simweb.RobotsMix{}
+	web, addr := testWeb(t, sc, simSpeed)
+	cfg := testConfig(t, dir, addr)
+	cfg.Seeds = seedsOf(web)
+	cfg.Delay = 5 * time.Millisecond
+	cfg.TimeScale = simSpeed
+	return web, cfg
 }
 
 // crawlUntil runs a crawler built from cfg until it has fetched n pages
@@ -141,7 +152,6 @@ func TestRefreshOptimal(t *testing.T) {
 // (÷ 21,600).
 func TestRefreshNutch(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		const speed = 6 * 3600
 		dir := t.TempDir()
 		rows, _ := refreshCrawl(t, dir, refresh.Nutch, 7)
 		s, err := store.Open(dir+"/state", store.Options{ReadOnly: true})
@@ -149,7 +159,7 @@ func TestRefreshNutch(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		lo, hi := 60.0/speed, 365*86400.0/speed
+		lo, hi := 60.0/simSpeed, 365*86400.0/simSpeed
 		grown, shrunk, synced := 0, 0, 0
 		for _, p := range rows {
 			visits, err := s.Visits(p.URL)
@@ -201,16 +211,9 @@ func TestRefreshNutch(t *testing.T) {
 // 240 pages on 6 hosts at 60 fetches a second, each host able to take 200.
 func TestRefreshRoundRobin(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		const speed, budget = 6 * 3600, 60.0
-		sc := simweb.DefaultConfig()
-		sc.Hosts, sc.PagesPerHost, sc.Churn = 6, 40, 0
-		sc.Robots = simweb.RobotsMix{}
-		web, addr := testWeb(t, sc, speed)
+		const budget = 60.0
 		dir := t.TempDir()
-		cfg := testConfig(t, dir, addr)
-		cfg.Seeds = seedsOf(web)
-		cfg.Delay = 5 * time.Millisecond
-		cfg.TimeScale = speed
+		_, cfg := simCrawl(t, dir, 6, 40)
 		cfg.Policy = refresh.RoundRobin
 		cfg.Budget = budget
 		// last[host][url]: the page's last fetch; a revisit must be of the
