@@ -72,7 +72,7 @@ func (c *Crawler) stageFound(txn *store.Txn, pr *pageResult, enq map[string]int)
 	for _, e := range pr.entries {
 		found = append(found, discovered{url: e.Loc, kind: store.KindPage})
 		if !e.LastMod.IsZero() && urlx.SiteKey(urlx.Host(e.Loc)) == site {
-			if err := txn.SetLastMod(e.Loc, e.LastMod); err != nil {
+			if err := txn.SetLastMod(e.Loc, e.LastMod, pr.resp.Started); err != nil {
 				return 0, err
 			}
 		}

@@ -57,12 +57,18 @@ func (m *Module) Observe(h *Host, prev *store.Page, wasHeld bool, a Answer, chan
 		hc.judgeValidators(prev, a, changed)
 	}
 	v.Modified = m.modifiedAt(hc, prev, wasHeld, a, changed, p, now)
-	if wasHeld && Pulled(prev) {
+	if wasHeld && Pulled(prev) && prev.Rate*now.Sub(prev.Checked).Seconds() < 1 {
 		// A visit a signal pulled forward came because the page (or, in
-		// a sweep, its site) changed: its time since the modification is
-		// the signal's delay, not a draw of the page's own pace, and fed to the Last-Modified
-		// estimator it would make every signalled page look fast. The
-		// visit is recorded without it, so that Replay folds the same.
+		// a sweep, its site) changed: for a page not expected to change
+		// within the interval, its time since the modification is the
+		// signal's delay, not a draw of the page's own pace, and fed to
+		// the Last-Modified estimator it would make every signalled page
+		// look fast. (Where a change is expected, λI ≥ 1, the time T since
+		// it, given a change in the interval I, has likelihood
+		// λe^{−λT}/(1 − e^{−λI}), which the selection barely moves, and it
+		// is what tells a page changing many times an interval from one
+		// changing once.) The visit is recorded without it, so that
+		// Replay folds the same.
 		v.Modified = time.Time{}
 	}
 	group := m.groupOf(h, hc, p.URL)
@@ -196,8 +202,17 @@ func preObservations(s *change.Stats, checked, modified time.Time) []change.Obse
 // changed page, or before it for an unchanged one. A changed page whose
 // lastmod is older than checked has a stale sitemap entry, which tells
 // nothing (zero).
+//
+// The time returned is the lastmod moved on by the time from the
+// sitemap's read to now: the page is as old at this visit as it was at
+// the read. The lastmod is the last change before the read, and a page
+// that changed again since (a fast one, fetched a while after the read)
+// is younger now than the lastmod says; the read, made on the sitemap's
+// schedule whatever the page did, is where its age is a fair draw. On
+// simweb's demo, pages changing 16–64 times a day were estimated at
+// 0.2–0.35 of their rate from their ages at the fetch.
 func (m *Module) sitemapModified(hc *hostChange, a Answer, url string, checked time.Time, changed bool, now time.Time) time.Time {
-	lm, err := m.store.LastMod(url)
+	lm, read, err := m.store.LastMod(url)
 	if err != nil || lm.IsZero() {
 		return time.Time{}
 	}
@@ -210,10 +225,13 @@ func (m *Module) sitemapModified(hc *hostChange, a Answer, url string, checked t
 		note(&hc.state.Sitemap, true, changed)
 		hc.dirty = true
 	}
-	if Trusted(hc.state.Sitemap) && claims == changed {
-		return mod
+	if !Trusted(hc.state.Sitemap) || claims != changed {
+		return time.Time{}
 	}
-	return time.Time{}
+	if !read.IsZero() && read.Before(now) && !mod.After(read) {
+		mod = mod.Add(now.Sub(read))
+	}
+	return mod
 }
 
 // modified returns when the page last changed on the crawler's clock, from

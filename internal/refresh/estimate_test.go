@@ -110,7 +110,8 @@ func TestUpdatePopulation(t *testing.T) {
 
 // TestObservePulled checks that a visit a signal pulled forward folds its
 // comparison without its modification time, which is the signal's delay
-// and not the page's pace, while a planned visit folds both.
+// and not the page's pace, while a planned visit folds both, and so does
+// a pulled one of a page expected to change in the interval (λI ≥ 1).
 func TestObservePulled(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
@@ -121,13 +122,15 @@ func TestObservePulled(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		due    time.Time
+		rate   float64
 		wantLM int
 	}{
-		{"planned", now, 1},
-		{"pulled", checked, 0},
+		{"planned", now, 0, 1},
+		{"pulled", checked, 0, 0},
+		{"pulled, expected to change", checked, 2.0 / 3600, 1}, // λI = 2
 	} {
 		prev := store.Page{URL: "http://h.test/p", Held: true, Checked: checked, LastFetch: checked, NextDue: tt.due,
-			LastModified: checked.Add(-time.Hour).Format(http.TimeFormat)}
+			LastModified: checked.Add(-time.Hour).Format(http.TimeFormat), Rate: tt.rate}
 		p := prev
 		var v store.Visit
 		m.Observe(h, &prev, true, a, true, &p, &v, now)
@@ -141,6 +144,45 @@ func TestObservePulled(t *testing.T) {
 		if st.Count() != 1 || st.Changed() != 1 || st.LMCount() != tt.wantLM {
 			t.Errorf("%s visit: %d comparisons, %v changed, %d with a modification time; want 1, 1, %d",
 				tt.name, st.Count(), st.Changed(), st.LMCount(), tt.wantLM)
+		}
+	}
+}
+
+// TestSitemapModifiedAtRead checks the modification time a trusted
+// sitemap gives a visit: its lastmod moved on by the time since the
+// sitemap was read, the page being as old at the visit as at the read
+// (here 10 minutes: lastmod 50 minutes ago, read 40 minutes ago); the
+// lastmod itself for a row from before the read time was kept.
+func TestSitemapModifiedAtRead(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
+	h := &Host{Name: "h.test"}
+	m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+	checked := now.Add(-time.Hour)
+	lm := now.Add(-50 * time.Minute)
+	for _, tt := range []struct {
+		name string
+		read time.Time
+		want time.Time
+	}{
+		{"read kept", now.Add(-40 * time.Minute), now.Add(-10 * time.Minute)},
+		{"no read time", time.Time{}, lm},
+	} {
+		url := "http://h.test/" + tt.name
+		txn := m.store.Begin()
+		if err := txn.SetLastMod(url, lm, tt.read); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		prev := store.Page{URL: url, Held: true, Checked: checked, LastFetch: checked, NextDue: now}
+		p := prev
+		v := store.Visit{Time: now, Status: 200, Changed: true}
+		a := Answer{Status: 200, Date: now.Format(http.TimeFormat)}
+		m.Observe(h, &prev, true, a, true, &p, &v, now)
+		if !v.Modified.Equal(tt.want) {
+			t.Errorf("%s: modified %v before the visit, want %v", tt.name, now.Sub(v.Modified), now.Sub(tt.want))
 		}
 	}
 }

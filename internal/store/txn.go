@@ -148,10 +148,10 @@ func (t *Txn) Schedule(host, url string, old, due time.Time) error {
 	return nil
 }
 
-// SetLastMod records lm as the latest modification time a sitemap gave for
-// url.
-func (t *Txn) SetLastMod(url string, lm time.Time) error {
-	if err := t.b.Set(hashKey(prefixLastMod, hashURL(url)), appendTime(nil, lm), nil); err != nil {
+// SetLastMod records lm as the latest modification time a sitemap read at
+// read gave for url.
+func (t *Txn) SetLastMod(url string, lm, read time.Time) error {
+	if err := t.b.Set(hashKey(prefixLastMod, hashURL(url)), appendTime(appendTime(nil, lm), read), nil); err != nil {
 		return fmt.Errorf("store: set lastmod %s: %w", url, err)
 	}
 	return nil
@@ -275,19 +275,23 @@ func (s *Store) Settings(prefix string, fn func(name, value string) error) error
 	return nil
 }
 
-// LastMod returns the latest sitemap lastmod recorded for url, or the zero
-// time.
-func (s *Store) LastMod(url string) (time.Time, error) {
+// LastMod returns the latest sitemap lastmod recorded for url and when the
+// sitemap that gave it was read (zero if recorded before that was kept),
+// or zero times.
+func (s *Store) LastMod(url string) (lm, read time.Time, err error) {
 	v, ok, err := s.get(hashKey(prefixLastMod, hashURL(url)))
 	if err != nil || !ok {
-		return time.Time{}, err
+		return time.Time{}, time.Time{}, err
 	}
 	d := decoder{b: v}
-	lm := d.time()
-	if err := d.finish("lastmod"); err != nil {
-		return time.Time{}, fmt.Errorf("store: lastmod %s: %w", url, err)
+	lm = d.time()
+	if len(d.b) > 0 { // rows written before the read time was kept have none
+		read = d.time()
 	}
-	return lm, nil
+	if err := d.finish("lastmod"); err != nil {
+		return time.Time{}, time.Time{}, fmt.Errorf("store: lastmod %s: %w", url, err)
+	}
+	return lm, read, nil
 }
 
 // dueKey is d/<host>\x00<due, 12 bytes><hash16>: one host's entries sort by

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 // t0 is an arbitrary instant for the scheduling tests.
@@ -287,7 +289,7 @@ func TestTxnIsolation(t *testing.T) {
 			if err := tx.Schedule("h", "u1", time.Time{}, t0); err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.SetLastMod("u1", t0); err != nil {
+			if err := tx.SetLastMod("u1", t0, t0); err != nil {
 				t.Fatal(err)
 			}
 			tx.Add("fetches", 7)
@@ -393,7 +395,7 @@ func checkState(t *testing.T, s *Store, when string, want state) {
 	if got, err := s.Due("h", maxTime, 10); err != nil || !reflect.DeepEqual(got, wantDue) {
 		t.Errorf("%s: Due(h) = %v, %v; want %v", when, got, err, wantDue)
 	}
-	if got, err := s.LastMod("u1"); err != nil || !got.Equal(want.lastMod) {
+	if got, _, err := s.LastMod("u1"); err != nil || !got.Equal(want.lastMod) {
 		t.Errorf("%s: LastMod(u1) = %v, %v; want %v", when, got, err, want.lastMod)
 	}
 	if got, err := s.Counter("fetches"); err != nil || got != want.counter {
@@ -954,13 +956,13 @@ func TestSettings(t *testing.T) {
 func TestLastMod(t *testing.T) {
 	tests := []struct {
 		url  string
-		lm   []time.Time // written in order, each in its own txn
+		lm   []time.Time // written in order, each in its own txn, read an hour after
 		want time.Time
 	}{
 		{"u1", []time.Time{t0}, t0},
 		{"u2", []time.Time{t0, t0.Add(-time.Hour)}, t0.Add(-time.Hour)}, // the last write wins, not the latest time
 		{"u3", []time.Time{time.Unix(-1, 999999999)}, time.Unix(-1, 999999999)},
-		{"u4", []time.Time{maxTime}, maxTime},
+		{"u4", []time.Time{maxTime.Add(-time.Hour)}, maxTime.Add(-time.Hour)},
 		{"u5", []time.Time{t0.In(time.FixedZone("X", 7200))}, t0},
 		{"u6", []time.Time{t0, {}}, time.Time{}},
 		{"u7", nil, time.Time{}},
@@ -971,26 +973,43 @@ func TestLastMod(t *testing.T) {
 	for _, tt := range tests {
 		for _, lm := range tt.lm {
 			tx := s.Begin()
-			if err := tx.SetLastMod(tt.url, lm); err != nil {
+			read := lm.Add(time.Hour)
+			if lm.IsZero() {
+				read = time.Time{}
+			}
+			if err := tx.SetLastMod(tt.url, lm, read); err != nil {
 				t.Fatal(err)
 			}
 			mustCommit(t, tx)
 		}
 	}
 	tx := s.Begin()
-	if err := tx.SetLastMod("u7", t0); err != nil {
+	if err := tx.SetLastMod("u7", t0, t0); err != nil {
 		t.Fatal(err)
 	}
 	tx.Abort()
+	// A row from before the read time was kept: the lastmod alone.
+	if err := s.db.Set(hashKey(prefixLastMod, hashURL("old")), appendTime(nil, t0), pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	tests = append(tests, struct {
+		url  string
+		lm   []time.Time
+		want time.Time
+	}{"old", []time.Time{t0}, t0})
 	for _, reopen := range []bool{false, true} {
 		if reopen {
 			closeTest(t, s)
 			s = openTest(t, dir)
 		}
 		for _, tt := range tests {
-			got, err := s.LastMod(tt.url)
-			if err != nil || !got.Equal(tt.want) {
-				t.Errorf("reopened %v: LastMod(%q) = %v, %v; want %v", reopen, tt.url, got, err, tt.want)
+			got, read, err := s.LastMod(tt.url)
+			wantRead := time.Time{}
+			if !tt.want.IsZero() && tt.url != "old" {
+				wantRead = tt.want.Add(time.Hour)
+			}
+			if err != nil || !got.Equal(tt.want) || !read.Equal(wantRead) {
+				t.Errorf("reopened %v: LastMod(%q) = %v, %v, %v; want %v, %v", reopen, tt.url, got, read, err, tt.want, wantRead)
 			}
 		}
 	}
@@ -1032,7 +1051,7 @@ func TestTxnPersistence(t *testing.T) {
 	if err := tx.Schedule("g", "https://g/0", time.Time{}, time.Unix(-5, 5)); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.SetLastMod(page.URL, t0.Add(-time.Minute)); err != nil {
+	if err := tx.SetLastMod(page.URL, t0.Add(-time.Minute), t0); err != nil {
 		t.Fatal(err)
 	}
 	tx.Add("fetched", 1)
@@ -1066,8 +1085,8 @@ func TestTxnPersistence(t *testing.T) {
 	if got, err := s.Due("h", maxTime, 10); err != nil || !reflect.DeepEqual(got, []DueItem{{page.URL, page.NextDue}}) {
 		t.Errorf("Due(h) = %v, %v", got, err)
 	}
-	if got, err := s.LastMod(page.URL); err != nil || !got.Equal(t0.Add(-time.Minute)) {
-		t.Errorf("LastMod = %v, %v", got, err)
+	if got, read, err := s.LastMod(page.URL); err != nil || !got.Equal(t0.Add(-time.Minute)) || !read.Equal(t0) {
+		t.Errorf("LastMod = %v, %v, %v", got, read, err)
 	}
 	for name, want := range map[string]int64{"fetched": 1, "errors": -2} {
 		if got, err := s.Counter(name); err != nil || got != want {
