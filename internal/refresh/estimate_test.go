@@ -108,14 +108,21 @@ func TestUpdatePopulation(t *testing.T) {
 	}
 }
 
+// observeTest is a planned module whose clock stands at now, and a host of
+// it, for the tests of Observe.
+func observeTest(t *testing.T) (*Module, *Host, time.Time) {
+	t.Helper()
+	now := time.Unix(1e9, 0)
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
+	return m, &Host{Name: "h.test"}, now
+}
+
 // TestObservePulled checks that a visit a signal pulled forward folds its
 // comparison without its modification time, which is the signal's delay
 // and not the page's pace, while a planned visit folds both, and so does
 // a pulled one of a page expected to change in the interval (λI ≥ 1).
 func TestObservePulled(t *testing.T) {
-	now := time.Unix(1e9, 0)
-	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
-	h := &Host{Name: "h.test"}
+	m, h, now := observeTest(t)
 	m.changeOf(h).state.LastModified = store.Agreement{Agree: trustAgree}
 	checked := now.Add(-time.Hour)
 	a := Answer{Status: 200, LastModified: now.Add(-time.Minute).Format(http.TimeFormat), Date: now.Format(http.TimeFormat)}
@@ -154,9 +161,7 @@ func TestObservePulled(t *testing.T) {
 // (here 10 minutes: lastmod 50 minutes ago, read 40 minutes ago); the
 // lastmod itself for a row from before the read time was kept.
 func TestSitemapModifiedAtRead(t *testing.T) {
-	now := time.Unix(1e9, 0)
-	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
-	h := &Host{Name: "h.test"}
+	m, h, now := observeTest(t)
 	m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
 	checked := now.Add(-time.Hour)
 	lm := now.Add(-50 * time.Minute)
