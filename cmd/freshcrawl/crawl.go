@@ -8,10 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -123,7 +125,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.Float64Var(&o.budget, "budget", defaultBudget, "fetches per second over all hosts (0: no limit but -delay and -workers)")
 	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "least gap between two requests to one host (0: none, for your own servers only)")
 	fs.DurationVar(&o.maxCrawlDelay, "max-crawl-delay", crawler.DefaultMaxCrawlDelay, "cap on a robots.txt Crawl-delay")
-	fs.BoolVar(&o.allowPrivate, "allow-private", false, "allow loopback, private and link-local addresses (refused by default)")
+	fs.BoolVar(&o.allowPrivate, "allow-private", false, "allow loopback, private and link-local addresses (refused by default: a seed that resolves only to them is an error)")
 	fs.Var(&o.resolve, "resolve", "connect to ADDR (host:port) for host NAME, or for every host under zone if NAME is *.zone, instead of resolving it: `NAME=ADDR` (repeatable), e.g. '*.test=127.0.0.1:8080'")
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header; robots.txt groups are matched on its first word")
 	o.scope = scopeValue(crawler.ScopeSite)
@@ -297,6 +299,31 @@ func (o *crawlOptions) crawlerConfig(seeds []string, log *slog.Logger) crawler.C
 	return cfg
 }
 
+// privateSeeds reports the first seed whose host resolves only to
+// addresses a crawl without AllowPrivate refuses (loopback, private,
+// link-local): the crawl would run its whole -for without a request, its
+// hosts paused on every attempt. A seed that does not resolve is left to
+// the crawl, which retries it.
+func privateSeeds(ctx context.Context, fc fetch.Config, seeds []string) error {
+	if fc.AllowPrivate {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for _, s := range seeds {
+		u, err := url.Parse(s)
+		if err != nil || u.Hostname() == "" {
+			continue
+		}
+		addrs, err := fc.Addresses(ctx, u.Hostname())
+		if err != nil || len(addrs) == 0 || slices.ContainsFunc(addrs, fetch.Public) {
+			continue
+		}
+		return fmt.Errorf("seed %s: %s is a private or loopback address, which the crawler refuses; -allow-private crawls it", s, addrs[0])
+	}
+	return nil
+}
+
 // readSeeds reads the seeds file path (dataset.ReadSeeds).
 func readSeeds(path string) ([]string, error) {
 	f, err := os.Open(path)
@@ -329,6 +356,9 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 		if _, err := os.Stat(state); errors.Is(err, fs.ErrNotExist) {
 			return errNoSeeds(cfg.DataDir)
 		}
+	}
+	if err := privateSeeds(ctx, cfg.Fetch, cfg.Seeds); err != nil {
+		return usageError{err}
 	}
 	c, err := crawler.New(cfg)
 	switch {

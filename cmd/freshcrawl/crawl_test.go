@@ -77,6 +77,8 @@ func TestCrawlUsageErrors(t *testing.T) {
 		{"bad objective", []string{"-seed", "http://a.example/", "-objective", "speed"}, `-objective "speed": want one of`},
 		{"zero crawl cost", []string{"-seed", "http://a.example/", "-crawl-cost", "0s"}, "-crawl-cost 0s is not positive"},
 		{"stray argument", []string{"http://a.example/"}, "unexpected arguments"},
+		{"loopback seed", []string{"-seed", "http://127.0.0.1:9/"}, "127.0.0.1 is a private or loopback address, which the crawler refuses; -allow-private crawls it"},
+		{"seed resolved to a private address", []string{"-seed", "http://a.test/", "-resolve", "a.test=10.1.2.3:80"}, "seed http://a.test/: 10.1.2.3 is a private"},
 		{"no seeds, fresh directory", nil, "give -seed"},
 		{"missing seeds file", []string{"-seeds", filepath.Join(dir, "none.txt")}, "no such file"},
 		{"missing config", []string{"-config", filepath.Join(dir, "none.toml")}, "no such file"},

@@ -85,28 +85,41 @@ type dialer struct {
 	dial         func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
+// lookup returns the addresses a connection to host:port tries, and the
+// port: a resolve rule's, else host itself if it is an address, else what
+// resolver returns.
+func lookup(ctx context.Context, resolver *net.Resolver, rules []ResolveRule, host, port string) ([]netip.Addr, string, error) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, r := range rules {
+		if r.match(host) {
+			host, port, _ = net.SplitHostPort(r.Addr)
+			break
+		}
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{a}, port, nil
+	}
+	ips, err := resolver.LookupNetIP(ctx, "ip", host)
+	return ips, port, err
+}
+
+// Addresses returns the addresses the crawler would try for host under
+// the configuration's resolve rules and resolver, whether or not it may
+// connect to them (Public).
+func (c Config) Addresses(ctx context.Context, host string) ([]netip.Addr, error) {
+	c.defaults()
+	addrs, _, err := lookup(ctx, c.Resolver, c.Resolve, host, "")
+	return addrs, err
+}
+
 func (d *dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err
 	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, r := range d.rules {
-		if r.match(host) {
-			address = r.Addr
-			host, port, _ = net.SplitHostPort(r.Addr)
-			break
-		}
-	}
-	var addrs []netip.Addr
-	if a, err := netip.ParseAddr(host); err == nil {
-		addrs = []netip.Addr{a}
-	} else {
-		ips, err := d.resolver.LookupNetIP(ctx, "ip", host)
-		if err != nil {
-			return nil, err
-		}
-		addrs = ips
+	addrs, port, err := lookup(ctx, d.resolver, d.rules, host, port)
+	if err != nil {
+		return nil, err
 	}
 	var firstErr error
 	for _, a := range addrs {
