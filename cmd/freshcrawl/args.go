@@ -63,33 +63,6 @@ func printHelp(name string, fs *flag.FlagSet, w io.Writer) {
 	fs.SetOutput(io.Discard)
 }
 
-// newStderrFlagSet returns the flag set of the command name for demo and
-// simweb, which print their mistakes, and on -h the help file and the
-// flags, on stderr.
-func newStderrFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { printHelp(name, fs, stderr); fs.SetOutput(stderr) }
-	return fs
-}
-
-// parseWithUsage parses args into fs, made by newStderrFlagSet, which
-// takes no positional arguments; prefix starts the message about them. It
-// returns false, with the exit status, when the command should stop there.
-func parseWithUsage(fs *flag.FlagSet, args []string, prefix string, stderr io.Writer) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, false
-		}
-		return 2, false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected arguments: %v\n", prefix, fs.Args())
-		return 2, false
-	}
-	return 0, true
-}
-
 // usageError is a mistake in what the user asked for: a flag, the config
 // file, a seed. It exits with status 2.
 type usageError struct{ error }

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,8 +38,8 @@ type demoOptions struct {
 }
 
 // demoFlags defines the demo's flags on a new FlagSet bound to o.
-func demoFlags(o *demoOptions, stderr io.Writer) *flag.FlagSet {
-	fs := newStderrFlagSet("demo", stderr)
+func demoFlags(o *demoOptions) *flag.FlagSet {
+	fs := newFlagSet("demo")
 	fs.IntVar(&o.web.Hosts, "hosts", o.web.Hosts, "hosts of the synthetic web")
 	fs.IntVar(&o.web.PagesPerHost, "pages", o.web.PagesPerHost, "pages per host")
 	fs.Uint64Var(&o.web.Seed, "seed", o.web.Seed, "simweb seed: the same seed gives the same web")
@@ -60,20 +60,17 @@ func demoFlags(o *demoOptions, stderr io.Writer) *flag.FlagSet {
 
 // check reports the first setting out of its range.
 func (o *demoOptions) check() error {
-	if o.budget <= 0 || o.every <= 0 || o.delay < 0 || o.runFor < 0 || o.warmup < 0 {
-		return errors.New("-budget and -progress must be positive, -delay, -for and -warmup not negative")
-	}
-	if err := notOneOf("policy", o.policy, refresh.Names); err != nil {
-		return err
-	}
-	return notOneOf("objective", o.objective, refresh.Objectives)
+	return cmp.Or(
+		notPositive("budget", o.budget), notPositive("progress", o.every),
+		negative("delay", o.delay), negative("for", o.runFor), negative("warmup", o.warmup),
+		notOneOf("policy", o.policy, refresh.Names), notOneOf("objective", o.objective, refresh.Objectives))
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	o := demoOptions{web: simweb.DefaultConfig()}
 	o.web.Speed = 3600
-	fs := demoFlags(&o, stderr)
-	if code, ok := parseWithUsage(fs, args, "freshcrawl demo", stderr); !ok {
+	fs := demoFlags(&o)
+	if code, ok := parseArgs("demo", fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if err := o.check(); err != nil {

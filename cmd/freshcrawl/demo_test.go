@@ -56,15 +56,18 @@ func TestDemoBursty(t *testing.T) {
 }
 
 // TestDemoFlags checks that mistakes in the flags exit 2 with one line on
-// stderr, and that -h prints the usage and the flags on stderr.
+// stderr naming the flag, as every command's do, and that -h prints the
+// usage and the flags on stdout.
 func TestDemoFlags(t *testing.T) {
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"extra"}, "freshcrawl demo: unexpected arguments: [extra]"},
-		{[]string{"-budget", "0"}, "-budget and -progress must be positive"},
-		{[]string{"-warmup", "-1s"}, "-for and -warmup not negative"},
+		{[]string{"extra"}, `freshcrawl demo: unexpected arguments ["extra"]`},
+		{[]string{"-nope"}, "freshcrawl demo: flag provided but not defined: -nope (see -h)"},
+		{[]string{"-budget", "-5"}, "freshcrawl demo: -budget -5 is not positive"},
+		{[]string{"-progress", "0s"}, "freshcrawl demo: -progress 0s is not positive"},
+		{[]string{"-warmup", "-1s"}, "freshcrawl demo: -warmup -1s is negative"},
 		{[]string{"-policy", "random"}, `freshcrawl demo: -policy "random": want one of [optimal uniform proportional nutch stormcrawler roundrobin]`},
 		{[]string{"-objective", "speed"}, `-objective "speed": want one of`},
 		{[]string{"-hosts", "0"}, "hosts must be at least 1"},
@@ -81,8 +84,8 @@ func TestDemoFlags(t *testing.T) {
 		})
 	}
 	var out, errOut bytes.Buffer
-	if code := runDemo([]string{"-h"}, &out, &errOut); code != 0 || out.Len() != 0 ||
-		!strings.HasPrefix(errOut.String(), "Usage: freshcrawl demo [flags]") || !strings.Contains(errOut.String(), "-warmup duration") {
+	if code := runDemo([]string{"-h"}, &out, &errOut); code != 0 || errOut.Len() != 0 ||
+		!strings.HasPrefix(out.String(), "Usage: freshcrawl demo [flags]") || !strings.Contains(out.String(), "-warmup duration") {
 		t.Errorf("-h: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }

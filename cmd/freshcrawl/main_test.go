@@ -61,6 +61,21 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestFlagErrorsOneLine gives every command a flag it does not know: each
+// answers in the same style, one line on stderr naming the command and
+// the flag, nothing on stdout, exit 2 (demo and simweb printed their whole
+// help).
+func TestFlagErrorsOneLine(t *testing.T) {
+	for _, c := range commands() {
+		var out, errOut bytes.Buffer
+		code := run([]string{c.name, "-nope"}, &out, &errOut)
+		checkUsageError(t, code, errOut.String(), "freshcrawl "+c.name+": flag provided but not defined: -nope")
+		if out.Len() > 0 {
+			t.Errorf("%s -nope: stdout %q", c.name, out.String())
+		}
+	}
+}
+
 // checkUsageError fails t unless a command exited with status 2 and one
 // line on stderr that contains want, as every mistake in a command line
 // does.

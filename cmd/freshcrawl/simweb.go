@@ -30,8 +30,8 @@ type simwebOptions struct {
 
 // simwebFlags defines the simweb command's flags on a new FlagSet bound to
 // o, whose cfg holds the defaults.
-func simwebFlags(o *simwebOptions, stderr io.Writer) *flag.FlagSet {
-	fs := newStderrFlagSet("simweb", stderr)
+func simwebFlags(o *simwebOptions) *flag.FlagSet {
+	fs := newFlagSet("simweb")
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "random seed: the same seed gives the same web")
 	fs.IntVar(&o.cfg.Hosts, "hosts", o.cfg.Hosts, "number of hosts")
 	fs.IntVar(&o.cfg.PagesPerHost, "pages", o.cfg.PagesPerHost, "pages per host")
@@ -71,8 +71,8 @@ func simwebFlags(o *simwebOptions, stderr io.Writer) *flag.FlagSet {
 
 func runSimweb(args []string, stdout, stderr io.Writer) int {
 	o := simwebOptions{cfg: simweb.DefaultConfig()}
-	fs := simwebFlags(&o, stderr)
-	if code, ok := parseWithUsage(fs, args, "simweb", stderr); !ok {
+	fs := simwebFlags(&o)
+	if code, ok := parseArgs("simweb", fs, args, stdout, stderr); !ok {
 		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
