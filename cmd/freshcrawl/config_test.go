@@ -140,7 +140,7 @@ data = "d"
 		check func(o crawlOptions) bool
 	}{
 		{"default without file", nil, func(o crawlOptions) bool {
-			return o.budget == defaultBudget && o.delay == crawler.DefaultDelay && o.dataDir == defaultDataDir && o.scope == "site"
+			return o.budget == defaultBudget && o.delay == crawler.DefaultDelay && o.dataDir == defaultDataDir && o.scope == "" // the crawl's own, else site
 		}},
 		{"file over default", []string{"-config", file}, func(o crawlOptions) bool {
 			return o.budget == 3.5 && o.delay == 2*time.Second && o.scope == "host" && o.allowPrivate && o.workers == 7 &&

@@ -128,8 +128,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.BoolVar(&o.allowPrivate, "allow-private", false, "allow loopback, private and link-local addresses (refused by default: a seed that resolves only to them is an error)")
 	fs.Var(&o.resolve, "resolve", "connect to ADDR (host:port) for host NAME, or for every host under zone if NAME is *.zone, instead of resolving it: `NAME=ADDR` (repeatable), e.g. '*.test=127.0.0.1:8080'")
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header; robots.txt groups are matched on its first word")
-	o.scope = scopeValue(crawler.ScopeSite)
-	fs.Var(&o.scope, "scope", "links followed: `host|site|any` (to the seeds' hosts, to their sites, i.e. registered domains, or all)")
+	fs.Var(&o.scope, "scope", "links followed: `host|site|any` (to the seeds' hosts, to their sites, i.e. registered domains, or all; default site, or on a resume the crawl's own)")
 	fs.DurationVar(&o.revisit, "revisit", 0, "mean interval between fetches of a held page (0: the one that fits -budget; see REFRESH above)")
 	fs.StringVar(&o.policy, "policy", string(refresh.Optimal), "refresh `policy`: optimal, uniform, proportional, nutch, stormcrawler or roundrobin (see REFRESH above)")
 	fs.StringVar(&o.objective, "objective", string(refresh.Freshness), "what -policy optimal optimises: `freshness|age|embarrassment|cost`")
@@ -374,7 +373,7 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 		return errNoSeeds(cfg.DataDir)
 	}
 	fmt.Fprintf(stderr, "freshcrawl crawl: %s: %d seeds, scope %s, budget %s, delay %v%s\n",
-		cfg.DataDir, len(cfg.Seeds), cfg.Scope, budgetString(cfg.Budget), o.delay, forString(o.runFor))
+		cfg.DataDir, len(cfg.Seeds), c.Stats().Scope, budgetString(cfg.Budget), o.delay, forString(o.runFor))
 
 	runCtx := ctx
 	if o.runFor > 0 {

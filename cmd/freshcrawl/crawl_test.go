@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -243,13 +244,15 @@ func TestCrawlThenStatus(t *testing.T) {
 	t.Run("resume and SIGINT", func(t *testing.T) {
 		var stdout, stderr syncBuffer
 		done := make(chan int)
+		// Without -scope: the crawl keeps its own, any.
+		resume := slices.DeleteFunc(slices.Clone(netArgs), func(a string) bool { return a == "-scope" || a == "any" })
 		go func() {
-			done <- run(append([]string{"crawl", "-data", data, "-progress", "0"}, netArgs...), &stdout, &stderr)
+			done <- run(append([]string{"crawl", "-data", data, "-progress", "0"}, resume...), &stdout, &stderr)
 		}()
 		// The start line comes after the signal handler is in place.
-		for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "0 seeds"); time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "0 seeds, scope any,"); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("no start line; stderr:\n%s", stderr.String())
+				t.Fatalf("no start line with the crawl's own scope; stderr:\n%s", stderr.String())
 			}
 		}
 		time.Sleep(300 * time.Millisecond)

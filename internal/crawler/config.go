@@ -50,7 +50,8 @@ type Config struct {
 	Seeds []string
 	// DataDir holds the crawl: state/ (Pebble) and warc/ (WARC files).
 	DataDir string
-	// Scope is which links are followed; default ScopeSite.
+	// Scope is which links are followed; empty means the one the data
+	// directory's crawl had, else ScopeSite.
 	Scope Scope
 	// MaxPages is the collection's capacity: once this many pages are held,
 	// no new URL is fetched, only revisits, unless an Ordering other than
@@ -217,9 +218,7 @@ func (c *Config) collection() error {
 		return fmt.Errorf("%w: no data directory", ErrConfig)
 	}
 	switch c.Scope {
-	case "":
-		c.Scope = ScopeSite
-	case ScopeHost, ScopeSite, ScopeAny:
+	case "", ScopeHost, ScopeSite, ScopeAny: // "": the crawl's own (New)
 	default:
 		return fmt.Errorf("%w: scope %q (want host, site or any)", ErrConfig, c.Scope)
 	}

@@ -89,6 +89,7 @@ type Stats struct {
 	Hosts       int    // hosts known
 	Queued      int    // URLs waiting in the hosts' queues
 	InFlight    int    // hosts with a task outstanding
+	Scope       Scope  // which links are followed (on a resume without one, the crawl's own)
 	// Budget is the configured budget in requests per second (0: none);
 	// Started is when Run began (zero before), At when these Stats were
 	// taken, both on the crawler's clock. BudgetUsed reads them.
@@ -210,6 +211,11 @@ func (c *Crawler) open(warcDir string, seeds []string) error {
 			return err
 		}
 	}
+	mode, err := c.store.KeepScopeMode(string(c.cfg.Scope), string(ScopeSite))
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	c.cfg.Scope = Scope(mode)
 	if err := c.addSeeds(seeds); err != nil {
 		return err
 	}
@@ -510,7 +516,7 @@ func (c *Crawler) Stats() Stats {
 		Discovered: c.stats.discovered.Load(), OutOfScope: c.stats.outOfScope.Load(),
 		Trapped: c.stats.trapped.Load(), Revisits: c.stats.revisits.Load(), Bytes: c.stats.bytes.Load(),
 		Held: c.held.Load(), Seen: c.store.SeenCount(), Evicted: c.stats.evicted.Load(),
-		Budget: c.cfg.Budget, At: c.now(),
+		Budget: c.cfg.Budget, At: c.now(), Scope: c.cfg.Scope,
 	}
 	if ns := c.started.Load(); ns != 0 {
 		st.Started = time.Unix(0, ns)

@@ -215,3 +215,24 @@ func TestArchiveFailureStops(t *testing.T) {
 		}
 	})
 }
+
+// TestScopeKept checks that a crawl keeps its scope: reopened without one
+// it has the scope it had, reopened with one it takes that one and keeps
+// it in turn, and a new crawl without one has ScopeSite.
+func TestScopeKept(t *testing.T) {
+	dir := t.TempDir()
+	for _, step := range []struct{ give, want Scope }{
+		{"", ScopeSite}, {ScopeAny, ScopeAny}, {"", ScopeAny}, {ScopeHost, ScopeHost}, {"", ScopeHost},
+	} {
+		cfg := testConfig(t, dir, endpoint{addr: "127.0.0.1:9"})
+		cfg.Seeds = []string{"http://a.test/"}
+		cfg.Scope = step.give
+		c := newCrawler(t, cfg)
+		if got := c.Stats().Scope; got != step.want {
+			t.Errorf("opened with scope %q: %q, want %q", step.give, got, step.want)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -29,6 +30,30 @@ func (t *Txn) AddScope(host, site string) error {
 		return err
 	}
 	return t.SetSetting(scopeSitePrefix+site, "")
+}
+
+// settingScopeMode holds the mode of the crawl's scope (the crawler's
+// host, site or any).
+const settingScopeMode = "scope-mode"
+
+// KeepScopeMode returns the mode of the crawl's scope: want if given, else
+// the one an earlier run recorded, else def; and records it, so that a
+// restarted crawl keeps it.
+func (s *Store) KeepScopeMode(want, def string) (string, error) {
+	mode := want
+	if mode == "" {
+		stored, _, err := s.Setting(settingScopeMode)
+		if err != nil {
+			return "", fmt.Errorf("store: scope mode: %w", err)
+		}
+		mode = cmp.Or(stored, def)
+	}
+	txn := s.Begin()
+	if err := txn.SetSetting(settingScopeMode, mode); err != nil {
+		txn.Abort()
+		return "", err
+	}
+	return mode, txn.Commit()
 }
 
 // Scope returns the hosts and the sites of the crawl's scope, each in
