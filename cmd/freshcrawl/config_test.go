@@ -48,7 +48,7 @@ func TestExampleConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := crawler.Config{
-		Seeds:          []string{"https://example.org/", "https://example.com/blog/"},
+		Seeds:          []string{"http://h0-edu.test/", "http://h1-com.test/"},
 		DataDir:        filepath.Join("testdata", "crawl-data"),
 		Scope:          crawler.ScopeSite,
 		MaxPages:       100000,
@@ -57,15 +57,16 @@ func TestExampleConfig(t *testing.T) {
 		MaxCrawlDelay:  time.Minute,
 		Workers:        256,
 		MaxURLsPerHost: 100000,
-		Fetch:          fetch.Config{UserAgent: fetch.DefaultUserAgent},
-		WARCMaxSize:    1 << 30,
-		Logger:         slog.Default(),
-		Policy:         refresh.Optimal,
-		Ordering:       rank.OrderBreadthFirst,
-		RankInterval:   5 * time.Second,
-		Topic:          "computer",
-		Objective:      refresh.Freshness,
-		CrawlCost:      time.Hour,
+		Fetch: fetch.Config{UserAgent: fetch.DefaultUserAgent, AllowPrivate: true,
+			Resolve: []fetch.ResolveRule{{Pattern: "*.test", Addr: "127.0.0.1:8080"}}},
+		WARCMaxSize:  1 << 30,
+		Logger:       slog.Default(),
+		Policy:       refresh.Optimal,
+		Ordering:     rank.OrderBreadthFirst,
+		RankInterval: 5 * time.Second,
+		Topic:        "computer",
+		Objective:    refresh.Freshness,
+		CrawlCost:    time.Hour,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("config from the example:\n got %+v\nwant %+v", cfg, want)
