@@ -230,6 +230,8 @@ func (p *bingParser) crawl() (BingCrawl, bool) {
 	case "0":
 	case "1":
 		c.Changed = true
+	case "":
+		return c, p.fail("want the change flag, 0 or 1")
 	default:
 		return c, p.fail("change flag is not 0 or 1")
 	}
@@ -304,6 +306,9 @@ func (p *bingParser) expect(c byte, msg string) bool {
 }
 
 func (p *bingParser) fail(msg string) bool {
+	if p.i >= len(p.b) {
+		msg = "the line ends early (truncated?): " + msg
+	}
 	p.msg = msg
 	return false
 }

@@ -88,6 +88,9 @@ func TestBingReaderErrors(t *testing.T) {
 		{"trailing comma", "1 2 [[1, 0],]", "want '['"},
 		{"trailing text", "1 2 [[1, 0]] x", "trailing characters"},
 		{"extra field", "1 2 [[1, 0, 1]]", "want ']'"},
+		{"truncated before a flag", "1 2 [[1, 0], [3,", "the line ends early (truncated?): want the change flag, 0 or 1"},
+		{"truncated after an entry", "1 2 [[1, 0]", "the line ends early (truncated?): want ',' or ']'"},
+		{"no flag", "1 2 [[1, ]]", "byte 10: want the change flag, 0 or 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
