@@ -95,7 +95,10 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "freshcrawl demo: %v\n", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	// SIGPIPE too (a reader of the output gone, as with | head): the
+	// write fails instead of killing the process, and the demo stops as
+	// on Ctrl-C, its temporary directory removed.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
 	defer stop()
 	if o.runFor > 0 {
 		var cancel context.CancelFunc
@@ -297,7 +300,7 @@ func (d *demo) header(o demoOptions, dataDir string, addr net.Addr, pages int) {
 		fmt.Fprintf(d.stdout, " (%s)", o.objective)
 	}
 	fmt.Fprintf(d.stdout, "; crawl data in %s\n", dataDir)
-	fmt.Fprintf(d.stdout, "%7s %9s %13s %9s %7s %7s %11s %15s\n", "wall", "simulated", "held", "fetch/s", "fresh", "held", "age(held)", "rate within 2×")
+	fmt.Fprintf(d.stdout, "%7s %9s %13s %9s %7s %7s %11s %15s\n", "wall", "simulated", "pages held", "fetch/s", "fresh", "held", "age(held)", "rate within 2×")
 }
 
 // watch runs the crawler until ctx ends or it fails, printing a live line
