@@ -31,7 +31,7 @@ type demoOptions struct {
 	budget           float64
 	delay, every     time.Duration
 	runFor, warmup   time.Duration
-	verbose          bool
+	logLevel         slog.Level
 	policy           refresh.Name
 	objective        refresh.Objective
 	hist             replay.Options
@@ -50,7 +50,7 @@ func demoFlags(o *demoOptions) *flag.FlagSet {
 	fs.DurationVar(&o.every, "progress", 3*time.Second, "interval of the live line")
 	fs.StringVar(&o.dataDir, "data", "", "keep the crawl (state and WARC files) in this directory (default: a temporary one, removed at exit)")
 	fs.StringVar(&o.control, "control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
-	fs.BoolVar(&o.verbose, "v", false, "log every failed fetch")
+	fs.TextVar(&o.logLevel, "log-level", slog.LevelError, "log `level` of the crawl, as crawl's: debug, info, warn (every failed fetch) or error")
 	fs.StringVar((*string)(&o.policy), "policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch, stormcrawler or roundrobin (see freshcrawl crawl -h)")
 	fs.StringVar((*string)(&o.objective), "objective", string(refresh.Freshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
 	fs.DurationVar(&o.warmup, "warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
@@ -271,16 +271,12 @@ func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, capacity
 		return nil, err
 	}
 	seeds := d.web.Seeds()
-	level := slog.LevelError
-	if o.verbose {
-		level = slog.LevelWarn
-	}
 	return crawler.New(crawler.Config{
 		Seeds: seeds, DataDir: dataDir, Scope: crawler.ScopeAny, Budget: o.budget, Delay: o.delay,
 		MaxPages: capacity,
 		Workers:  64,
 		Fetch:    fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}},
-		Logger:   slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: level})),
+		Logger:   slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: o.logLevel})),
 		OnFetch:  d.observe,
 		Policy:   o.policy, Objective: o.objective,
 		// Last-Modified and Date come from simweb's simulated clock.
