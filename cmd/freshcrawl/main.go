@@ -26,6 +26,7 @@ func commands() []command {
 		{"rank", "compute PageRank and backlinks over a link graph (SNAP edge list)", runRank},
 		{"reproduce", "run the papers' experiments and print paper against measured", runReproduce},
 		{"simweb", "serve a synthetic web with known truth on loopback", runSimweb},
+		{"version", "print which freshcrawl this is: version, commit, Go release", runVersion},
 	}
 }
 
