@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,6 +62,19 @@ func printHelp(name string, fs *flag.FlagSet, w io.Writer) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+}
+
+// logFormats are the values of -log-format.
+var logFormats = []string{"text", "json"}
+
+// newLogger returns the logger of -log-format format and -log-level level,
+// writing to w.
+func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // usageError is a mistake in what the user asked for: a flag, the config

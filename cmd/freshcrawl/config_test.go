@@ -71,8 +71,8 @@ func TestExampleConfig(t *testing.T) {
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("config from the example:\n got %+v\nwant %+v", cfg, want)
 	}
-	if o.logLevel != slog.LevelInfo || o.progress != 5*time.Second || o.runFor != 0 {
-		t.Errorf("log level %v, progress %v, for %v", o.logLevel, o.progress, o.runFor)
+	if o.logLevel != slog.LevelInfo || o.logFormat != "text" || o.progress != 5*time.Second || o.runFor != 0 {
+		t.Errorf("log level %v, format %q, progress %v, for %v", o.logLevel, o.logFormat, o.progress, o.runFor)
 	}
 	// Every key of the file format is in the example, so that it documents
 	// them all.

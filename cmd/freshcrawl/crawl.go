@@ -106,6 +106,7 @@ type crawlOptions struct {
 	followNofollow bool
 	warcSize       int64
 	logLevel       slog.Level
+	logFormat      string
 	progress       time.Duration
 	cpuProfile     string
 }
@@ -139,6 +140,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.BoolVar(&o.followNofollow, "follow-nofollow", false, "follow rel=nofollow links and the links of pages whose robots meta tag says nofollow")
 	fs.Int64Var(&o.warcSize, "warc-size", crawler.DefaultWARCSize, "`bytes` at which a WARC file is finished and the next begun")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
+	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text (key=value) or json (an object a line)")
 	fs.DurationVar(&o.progress, "progress", defaultProgress, "interval of the progress line on stderr (0: none)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `file` (go tool pprof reads it)")
 	return fs
@@ -237,6 +239,7 @@ func (o *crawlOptions) check() error {
 		notPositive("warc-size", o.warcSize),
 		negative("progress", o.progress),
 		empty("user-agent", strings.TrimSpace(o.userAgent)),
+		notOneOf("log-format", o.logFormat, logFormats),
 	} {
 		if err != nil {
 			return err
@@ -343,7 +346,7 @@ func errNoSeeds(dir string) error {
 
 // crawl runs one crawl until ctx ends, -for passes or the crawler fails.
 func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
+	log := newLogger(stderr, o.logFormat, o.logLevel)
 	cfg, err := o.config(log)
 	if err != nil {
 		return err

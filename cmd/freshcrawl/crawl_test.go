@@ -72,6 +72,7 @@ func TestCrawlUsageErrors(t *testing.T) {
 		{"bad resolve", []string{"-resolve", "*.test"}, "want NAME=HOST:PORT"},
 		{"bad scope", []string{"-scope", "web"}, "want host, site or any"},
 		{"bad log level", []string{"-log-level", "loud"}, "-log-level"},
+		{"bad log format", []string{"-seed", "http://a.example/", "-log-format", "xml"}, `-log-format "xml": want one of [text json]`},
 		{"negative budget", []string{"-seed", "http://a.example/", "-budget", "-1"}, "-budget -1 is negative"},
 		{"no workers", []string{"-seed", "http://a.example/", "-workers", "0"}, "-workers 0"},
 		{"bad policy", []string{"-seed", "http://a.example/", "-policy", "fastest"}, `-policy "fastest": want one of`},
@@ -289,5 +290,31 @@ func TestCrawlNoSeedsEmptyStore(t *testing.T) {
 	want := "freshcrawl crawl: no seeds, and " + dir + " holds no crawl to resume: give -seed URL or -seeds FILE\n"
 	if code != 2 || stderr.String() != want || stdout.Len() > 0 {
 		t.Errorf("exit %d, stderr %q, stdout %q; want 2, %q", code, stderr.String(), stdout.String(), want)
+	}
+}
+
+// TestCrawlLogJSON crawls a seed nobody answers with -log-format json:
+// the crawl's log lines on stderr are JSON objects, the failed fetch one
+// of them at level WARN.
+func TestCrawlLogJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"crawl", "-data", filepath.Join(t.TempDir(), "data"), "-seed", "http://127.0.0.1:9/", "-allow-private",
+		"-for", "1500ms", "-progress", "0", "-log-format", "json", "-log-level", "warn"}
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	warned := false
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		if strings.HasPrefix(line, "freshcrawl crawl: ") {
+			continue // the start line
+		}
+		var rec struct{ Level, Msg string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("log line not JSON: %q (%v)", line, err)
+		}
+		warned = warned || rec.Level == "WARN" && rec.Msg == "fetch failed"
+	}
+	if !warned {
+		t.Errorf("no WARN fetch failed record; stderr:\n%s", stderr.String())
 	}
 }

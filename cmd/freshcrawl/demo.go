@@ -32,6 +32,7 @@ type demoOptions struct {
 	delay, every     time.Duration
 	runFor, warmup   time.Duration
 	logLevel         slog.Level
+	logFormat        string
 	policy           refresh.Name
 	objective        refresh.Objective
 	hist             replay.Options
@@ -51,6 +52,7 @@ func demoFlags(o *demoOptions) *flag.FlagSet {
 	fs.StringVar(&o.dataDir, "data", "", "keep the crawl (state and WARC files) in this directory (default: a temporary one, removed at exit)")
 	fs.StringVar(&o.control, "control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelError, "log `level` of the crawl, as crawl's: debug, info, warn (every failed fetch) or error")
+	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text (key=value) or json (an object a line)")
 	fs.StringVar((*string)(&o.policy), "policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch, stormcrawler or roundrobin (see freshcrawl crawl -h)")
 	fs.StringVar((*string)(&o.objective), "objective", string(refresh.Freshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
 	fs.DurationVar(&o.warmup, "warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
@@ -63,7 +65,8 @@ func (o *demoOptions) check() error {
 	return cmp.Or(
 		notPositive("budget", o.budget), notPositive("progress", o.every),
 		negative("delay", o.delay), negative("for", o.runFor), negative("warmup", o.warmup),
-		notOneOf("policy", o.policy, refresh.Names), notOneOf("objective", o.objective, refresh.Objectives))
+		notOneOf("policy", o.policy, refresh.Names), notOneOf("objective", o.objective, refresh.Objectives),
+		notOneOf("log-format", o.logFormat, logFormats))
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
@@ -276,7 +279,7 @@ func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, capacity
 		MaxPages: capacity,
 		Workers:  64,
 		Fetch:    fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}},
-		Logger:   slog.New(slog.NewTextHandler(d.stderr, &slog.HandlerOptions{Level: o.logLevel})),
+		Logger:   newLogger(d.stderr, o.logFormat, o.logLevel),
 		OnFetch:  d.observe,
 		Policy:   o.policy, Objective: o.objective,
 		// Last-Modified and Date come from simweb's simulated clock.

@@ -66,6 +66,7 @@ func TestDemoFlags(t *testing.T) {
 		{[]string{"extra"}, `freshcrawl demo: unexpected arguments ["extra"]`},
 		{[]string{"-nope"}, "freshcrawl demo: flag provided but not defined: -nope (see -h)"},
 		{[]string{"-log-level", "loud"}, `freshcrawl demo: invalid value "loud" for flag -log-level`},
+		{[]string{"-log-format", "xml"}, `freshcrawl demo: -log-format "xml": want one of [text json]`},
 		{[]string{"-budget", "-5"}, "freshcrawl demo: -budget -5 is not positive"},
 		{[]string{"-progress", "0s"}, "freshcrawl demo: -progress 0s is not positive"},
 		{[]string{"-warmup", "-1s"}, "freshcrawl demo: -warmup -1s is negative"},

@@ -44,6 +44,7 @@ type CrawlConfig struct {
 	FollowNofollow *bool    `toml:"follow-nofollow"`
 	WARCSize       *int64   `toml:"warc-size"`
 	LogLevel       *string  `toml:"log-level"`
+	LogFormat      *string  `toml:"log-format"`
 	Progress       *string  `toml:"progress"`
 }
 
@@ -163,6 +164,7 @@ func (f *CrawlConfig) Settings(dir string) []Setting {
 		add("warc-size", "warc-size", strconv.FormatInt(*f.WARCSize, 10))
 	}
 	str("log-level", "log-level", f.LogLevel)
+	str("log-format", "log-format", f.LogFormat)
 	str("progress", "progress", f.Progress)
 	return out
 }
