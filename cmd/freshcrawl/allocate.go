@@ -84,7 +84,7 @@ func runAllocate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	rf, err := readInput(o.rates, dataset.ReadRates)
+	rf, err := dataset.ReadInput(o.rates, dataset.ReadRates)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
@@ -134,7 +134,7 @@ func hostLimits(rf *dataset.Rates, hostsFile string, delay time.Duration) (sched
 	var delays map[string]float64
 	if hostsFile != "" {
 		var err error
-		if delays, err = readInput(hostsFile, dataset.ReadHosts); err != nil {
+		if delays, err = dataset.ReadInput(hostsFile, dataset.ReadHosts); err != nil {
 			return schedule.Hosts{}, err
 		}
 	}

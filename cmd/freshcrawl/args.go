@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"compress/gzip"
 	"embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -126,55 +123,4 @@ func plotFormat(name string) string {
 		return f
 	}
 	return ""
-}
-
-// openInput opens the input file name: standard input for "-", and a name
-// ending in .gz is gunzipped. The caller closes what it returns.
-func openInput(name string) (io.ReadCloser, error) {
-	if name == "-" {
-		return io.NopCloser(os.Stdin), nil
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasSuffix(name, ".gz") {
-		return f, nil
-	}
-	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return gzipFile{zr, f}, nil
-}
-
-// readInput opens the input file name (openInput) and reads it with
-// read; its errors name the file.
-func readInput[T any](name string, read func(io.Reader) (T, error)) (T, error) {
-	in, err := openInput(name)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer in.Close()
-	v, err := read(in)
-	if err != nil {
-		return v, fmt.Errorf("%s: %w", name, err)
-	}
-	return v, nil
-}
-
-// gzipFile closes the gzip stream and the file under it.
-type gzipFile struct {
-	*gzip.Reader
-	f *os.File
-}
-
-func (g gzipFile) Close() error {
-	err := g.Reader.Close()
-	if ferr := g.f.Close(); err == nil {
-		err = ferr
-	}
-	return err
 }

@@ -128,7 +128,7 @@ func estimateData(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 const maxReported = 10
 
 func estimateBing(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
-	in, err := openInput(o.bing)
+	in, err := dataset.OpenInput(o.bing)
 	if err != nil {
 		fmt.Fprintf(stderr, "freshcrawl estimate: %v\n", err)
 		return 2

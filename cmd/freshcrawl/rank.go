@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/datadir"
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -196,7 +197,7 @@ func (o *rankOptions) load() (*rankInput, error) {
 		}
 		return &rankInput{name: fmt.Sprintf("synthetic %d:%d seed %d", nodes, edges, o.seed), b: b}, nil
 	}
-	in, err := openInput(o.graph)
+	in, err := dataset.OpenInput(o.graph)
 	if err != nil {
 		return nil, usageError{err}
 	}
