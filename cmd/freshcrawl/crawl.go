@@ -8,12 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -85,6 +83,7 @@ type crawlOptions struct {
 	seedsFile      string
 	dataDir        string
 	runFor         time.Duration
+	once           bool
 	maxPages       int
 	budget         float64
 	delay          time.Duration
@@ -119,6 +118,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.seedsFile, "seeds", "", "`file` of seed URLs, one a line; blank lines and lines starting with # are skipped")
 	fs.StringVar(&o.dataDir, "data", defaultDataDir, "data `directory`: state/ (Pebble) and warc/ (WARC files); an existing one is resumed")
 	fs.DurationVar(&o.runFor, "for", 0, "stop after this `duration` (0: run until interrupted)")
+	fs.BoolVar(&o.once, "once", false, "crawl what is in scope once and exit when no new URL is queued and no request is in flight; pages are not revisited")
 	fs.IntVar(&o.maxPages, "max-pages", 0, "collection capacity: once this many pages are held, breadth-first order only revisits; backlink or pagerank order goes on exploring and keeps a newcomer in the place of a less important page, which leaves (0: no limit)")
 	fs.StringVar(&o.ordering, "ordering", string(rank.OrderBreadthFirst), "order of new URLs: breadth-first (each host's in the order found), backlink (most links from pages fetched), pagerank (highest PageRank over the graph fetched) or topic (URLs whose link text or URL names -topic first)")
 	fs.StringVar(&o.topic, "topic", "", "the `word` -ordering topic looks for")
@@ -290,6 +290,9 @@ func (o *crawlOptions) crawlerConfig(seeds []string, log *slog.Logger) crawler.C
 		WARCMaxSize: o.warcSize,
 		Logger:      log,
 	}
+	if o.once { // no revisits: every page's next visit is past any run
+		cfg.Policy, cfg.Revisit = refresh.Uniform, onceRevisit
+	}
 	// The crawler reads zero as "the default" and a negative value as
 	// "none"; on the command line zero means none.
 	if cfg.Delay == 0 {
@@ -299,31 +302,6 @@ func (o *crawlOptions) crawlerConfig(seeds []string, log *slog.Logger) crawler.C
 		cfg.MaxURLsPerHost = -1
 	}
 	return cfg
-}
-
-// privateSeeds reports the first seed whose host resolves only to
-// addresses a crawl without AllowPrivate refuses (loopback, private,
-// link-local): the crawl would run its whole -for without a request, its
-// hosts paused on every attempt. A seed that does not resolve is left to
-// the crawl, which retries it.
-func privateSeeds(ctx context.Context, fc fetch.Config, seeds []string) error {
-	if fc.AllowPrivate {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	for _, s := range seeds {
-		u, err := url.Parse(s)
-		if err != nil || u.Hostname() == "" {
-			continue
-		}
-		addrs, err := fc.Addresses(ctx, u.Hostname())
-		if err != nil || len(addrs) == 0 || slices.ContainsFunc(addrs, fetch.Public) {
-			continue
-		}
-		return fmt.Errorf("seed %s: %s is a private or loopback address, which the crawler refuses; -allow-private crawls it", s, addrs[0])
-	}
-	return nil
 }
 
 // readSeeds reads the seeds file path (dataset.ReadSeeds).
@@ -359,8 +337,10 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 			return errNoSeeds(cfg.DataDir)
 		}
 	}
-	if err := privateSeeds(ctx, cfg.Fetch, cfg.Seeds); err != nil {
-		return usageError{err}
+	// A seed only on addresses the crawler refuses would run the whole
+	// -for without a request.
+	if seed, addr, ok := cfg.Fetch.Refused(ctx, cfg.Seeds); ok {
+		return usagef("seed %s: %s is a private or loopback address, which the crawler refuses; -allow-private crawls it", seed, addr)
 	}
 	c, err := crawler.New(cfg)
 	switch {
@@ -376,7 +356,7 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 		return errNoSeeds(cfg.DataDir)
 	}
 	fmt.Fprintf(stderr, "freshcrawl crawl: %s: %d seeds, scope %s, budget %s, delay %v%s\n",
-		cfg.DataDir, len(cfg.Seeds), c.Stats().Scope, budgetString(cfg.Budget), o.delay, forString(o.runFor))
+		cfg.DataDir, len(cfg.Seeds), c.Stats().Scope, budgetString(cfg.Budget), o.delay, o.forString())
 
 	runCtx := ctx
 	if o.runFor > 0 {
@@ -404,24 +384,64 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 		defer close(progressDone)
 		reportProgress(c, start, o.progress, done, stderr)
 	}()
+	runCtx, finish := o.untilDone(runCtx, c)
 	runErr := c.Run(runCtx)
+	finish()
 	close(done)
 	<-progressDone
 	st := c.Stats()
 	closeErr := c.Close()
-
-	how := "stopped"
-	switch {
-	case runErr != nil:
-		how = "failed"
-	case ctx.Err() != nil:
-		how = "interrupted"
-	}
-	fmt.Fprintf(stdout, "freshcrawl crawl: %s after %v: %s\n", how, time.Since(start).Round(100*time.Millisecond), summary(st))
+	fmt.Fprintf(stdout, "freshcrawl crawl: %s after %v: %s\n", o.ended(ctx, runErr, st), time.Since(start).Round(100*time.Millisecond), summary(st))
 	if runErr != nil {
 		return runErr
 	}
 	return closeErr
+}
+
+// onceRevisit is the revisit interval of a -once crawl: longer than any run.
+const onceRevisit = 100 * 365 * 24 * time.Hour
+
+// onceCheck is how often a -once crawl looks whether it is done.
+const onceCheck = 50 * time.Millisecond
+
+// untilDone returns ctx, for a -once crawl cancelled too once c has nothing
+// left to do (no new URL queued, no request in flight), and the function
+// that releases it.
+func (o *crawlOptions) untilDone(ctx context.Context, c *crawler.Crawler) (context.Context, context.CancelFunc) {
+	if !o.once {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTicker(onceCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if st := c.Stats(); st.Queued == 0 && st.InFlight == 0 {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, cancel
+}
+
+// ended is how the run ended, for its summary line: failed, interrupted,
+// finished (a -once crawl with nothing left to do) or stopped (-for).
+func (o *crawlOptions) ended(ctx context.Context, runErr error, st crawler.Stats) string {
+	switch {
+	case runErr != nil:
+		return "failed"
+	case ctx.Err() != nil:
+		return "interrupted"
+	case o.once && st.Queued == 0 && st.InFlight == 0:
+		return "finished"
+	}
+	return "stopped"
 }
 
 // reportProgress writes a progress line every interval until done closes.
@@ -473,11 +493,17 @@ func budgetString(b float64) string {
 	return fmt.Sprintf("%g/s", b)
 }
 
-func forString(d time.Duration) string {
-	if d == 0 {
+// forString says how long the run lasts, for its start line.
+func (o *crawlOptions) forString() string {
+	switch {
+	case o.once && o.runFor > 0:
+		return fmt.Sprintf(", once, for at most %v", o.runFor)
+	case o.once:
+		return ", once"
+	case o.runFor == 0:
 		return ", until interrupted"
 	}
-	return fmt.Sprintf(", for %v", d)
+	return fmt.Sprintf(", for %v", o.runFor)
 }
 
 // byteSize formats n bytes with a binary prefix.

@@ -23,6 +23,7 @@ type CrawlConfig struct {
 	SeedsFile      *string  `toml:"seeds-file"`
 	Data           *string  `toml:"data"`
 	For            *string  `toml:"for"`
+	Once           *bool    `toml:"once"`
 	MaxPages       *int     `toml:"max-pages"`
 	Budget         *float64 `toml:"budget"`
 	Delay          *string  `toml:"delay"`
@@ -137,6 +138,7 @@ func (f *CrawlConfig) Settings(dir string) []Setting {
 	path("seeds-file", "seeds", f.SeedsFile)
 	path("data", "data", f.Data)
 	str("for", "for", f.For)
+	boolean("once", f.Once)
 	integer("max-pages", f.MaxPages)
 	if f.Budget != nil {
 		add("budget", "budget", strconv.FormatFloat(*f.Budget, 'g', -1, 64))

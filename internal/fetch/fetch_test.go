@@ -300,3 +300,28 @@ func TestNoSilentRetry(t *testing.T) {
 		t.Errorf("server saw %d requests, want 2 (net/http resent one by itself)", requests)
 	}
 }
+
+// TestRefused checks the start-up check of seeds: the first URL whose host
+// resolves (by a rule or as a literal) only to refused addresses is named,
+// public ones and unparsable ones pass, and AllowPrivate refuses nothing.
+func TestRefused(t *testing.T) {
+	cfg := Config{Resolve: []ResolveRule{{Pattern: "a.test", Addr: "10.1.2.3:80"}, {Pattern: "b.test", Addr: "93.184.216.34:80"}}}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		urls []string
+		want string
+	}{
+		{[]string{"http://b.test/", "http://a.test/x", "http://127.0.0.1:9/"}, "http://a.test/x"},
+		{[]string{"http://[::1]:8080/"}, "http://[::1]:8080/"},
+		{[]string{"http://b.test/", "http://93.184.216.34/", "::bad"}, ""},
+	} {
+		got, addr, ok := cfg.Refused(ctx, tt.urls)
+		if got != tt.want || ok != (tt.want != "") || ok && Public(addr) {
+			t.Errorf("Refused(%q) = %q, %v, %v; want %q", tt.urls, got, addr, ok, tt.want)
+		}
+	}
+	cfg.AllowPrivate = true
+	if got, _, ok := cfg.Refused(ctx, []string{"http://a.test/"}); ok {
+		t.Errorf("with AllowPrivate: %q refused", got)
+	}
+}

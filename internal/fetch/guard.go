@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
+	"slices"
 	"strings"
+	"time"
 )
 
 // ErrPrivate is returned when a host resolves to an address the crawler
@@ -110,6 +113,29 @@ func (c Config) Addresses(ctx context.Context, host string) ([]netip.Addr, error
 	c.defaults()
 	addrs, _, err := lookup(ctx, c.Resolver, c.Resolve, host, "")
 	return addrs, err
+}
+
+// Refused returns the first of urls whose host resolves only to addresses
+// the configuration refuses (AllowPrivate unset: loopback, private,
+// link-local), and its first address; a URL whose host does not resolve
+// (within 10 s for them all) is passed over.
+func (c Config) Refused(ctx context.Context, urls []string) (string, netip.Addr, bool) {
+	if c.AllowPrivate {
+		return "", netip.Addr{}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for _, s := range urls {
+		u, err := url.Parse(s)
+		if err != nil || u.Hostname() == "" {
+			continue
+		}
+		addrs, err := c.Addresses(ctx, u.Hostname())
+		if err == nil && len(addrs) > 0 && !slices.ContainsFunc(addrs, Public) {
+			return s, addrs[0], true
+		}
+	}
+	return "", netip.Addr{}, false
 }
 
 func (d *dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
