@@ -420,7 +420,7 @@ func (o *crawlOptions) untilDone(ctx context.Context, c *crawler.Crawler) (conte
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if st := c.Stats(); st.Queued == 0 && st.InFlight == 0 {
+				if nothingLeft(c.Stats()) {
 					cancel()
 					return
 				}
@@ -438,11 +438,15 @@ func (o *crawlOptions) ended(ctx context.Context, runErr error, st crawler.Stats
 		return "failed"
 	case ctx.Err() != nil:
 		return "interrupted"
-	case o.once && st.Queued == 0 && st.InFlight == 0:
+	case o.once && nothingLeft(st):
 		return "finished"
 	}
 	return "stopped"
 }
+
+// nothingLeft reports whether a -once crawl is done: no new URL queued, no
+// request in flight.
+func nothingLeft(st crawler.Stats) bool { return st.Queued == 0 && st.InFlight == 0 }
 
 // reportProgress writes a progress line every interval until done closes.
 func reportProgress(c *crawler.Crawler, start time.Time, interval time.Duration, done <-chan struct{}, w io.Writer) {

@@ -209,3 +209,32 @@ func TestSampledTrustedSitemap(t *testing.T) {
 		t.Errorf("host with trusted sitemaps: sweep share %v, want none", share)
 	}
 }
+
+// TestDueSitemapPlannedOnly checks that only a policy whose plan acts on a
+// sitemap's news reads a trusted sitemap ahead of the host's revisits:
+// under the optimal policy DueSitemap returns the due sitemap, under
+// uniform and the round robin nothing (the sitemap waits its turn in the
+// due index).
+func TestDueSitemapPlannedOnly(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	for _, tt := range []struct {
+		policy Name
+		want   bool
+	}{{Optimal, true}, {Uniform, false}, {RoundRobin, false}} {
+		m := openTest(t, Config{Policy: tt.policy, Budget: 10, Now: func() time.Time { return now }}, fixedSize{held: 100})
+		sm := store.Page{URL: "http://h.test/sitemap.xml", Kind: store.KindSitemap, NextDue: now.Add(-time.Second)}
+		txn := m.store.Begin()
+		if err := txn.PutPage(sm, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		h := &Host{Name: "h.test"}
+		m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+		h.NoteSitemap(sm.URL, sm.NextDue)
+		if p, ok, err := m.DueSitemap(h, now); err != nil || ok != tt.want || ok && p.URL != sm.URL {
+			t.Errorf("%s: DueSitemap = %q, %v, %v; want %v", tt.policy, p.URL, ok, err, tt.want)
+		}
+	}
+}

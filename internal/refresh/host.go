@@ -108,10 +108,11 @@ func (h *Host) NoteSitemap(u string, due time.Time) {
 // start of a crawl) took every other due turn, at its discovery interval
 // priced as if the revisits had the whole budget. A sitemap takes at
 // most every other due turn of its host, so that it never starves the
-// revisits. The naive round robin reads a sitemap in its turn, as any
-// other URL.
+// revisits. Under a policy whose plan does not act on a sitemap's news
+// (Signalled pulls nothing there: uniform, the adaptive baselines, the
+// round robin) a sitemap is read in its turn, as any other URL.
 func (m *Module) DueSitemap(h *Host, now time.Time) (store.Page, bool, error) {
-	if len(h.sitemaps) == 0 || m.cfg.Policy == RoundRobin || !Trusted(m.changeOf(h).state.Sitemap) || h.sitemapTurn {
+	if len(h.sitemaps) == 0 || m.planner == nil || !m.planFast || !Trusted(m.changeOf(h).state.Sitemap) || h.sitemapTurn {
 		h.sitemapTurn = false
 		return store.Page{}, false, nil
 	}
