@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/dataset"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
@@ -487,7 +488,7 @@ func summary(st crawler.Stats) string {
 		evicted = fmt.Sprintf(" (%d left for more important ones)", st.Evicted)
 	}
 	return fmt.Sprintf("%d requests (%d robots.txt, %d failed), %d fetches (%d changed, %d not modified), %d pages held%s, %d URLs seen, %d hosts, %s received",
-		st.Requests, st.Robots, st.Failures, st.Pages, st.Changed, st.NotModified, st.Held, evicted, st.Seen, st.Hosts, byteSize(st.Bytes))
+		st.Requests, st.Robots, st.Failures, st.Pages, st.Changed, st.NotModified, st.Held, evicted, st.Seen, st.Hosts, datadir.ByteSize(st.Bytes))
 }
 
 func budgetString(b float64) string {
@@ -508,18 +509,4 @@ func (o *crawlOptions) forString() string {
 		return ", until interrupted"
 	}
 	return fmt.Sprintf(", for %v", o.runFor)
-}
-
-// byteSize formats n bytes with a binary prefix.
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
