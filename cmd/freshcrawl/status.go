@@ -51,4 +51,3 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	st.WriteText(stdout, time.Now())
 	return 0
 }
-
