@@ -238,6 +238,7 @@ func (m *Module) StagePlan(txn *store.Txn, h *Host, prev *store.Page, wasHeld bo
 	if p.Kind != store.KindPage {
 		return
 	}
+	m.stageExpect(txn, prev, wasHeld, p)
 	from, to := m.cfg.PlanBin(prev), m.cfg.PlanBin(p)
 	if wasHeld == p.Held && from == to {
 		return

@@ -234,6 +234,9 @@ type Module struct {
 	poolPrior change.Prior
 	poolAt    int
 	log       *slog.Logger
+	// expect is the collection's expected freshness and age and its rate
+	// histogram (expect.go).
+	expect expectSums
 }
 
 // Open returns the module of the crawl whose state is s, its plan built
@@ -246,6 +249,9 @@ func Open(cfg Config, s *store.Store, size Size) (*Module, error) {
 	m := &Module{cfg: cfg, size: size, store: s, basePrior: defaultPrior(cfg.TimeScale), log: cfg.Logger}
 	m.planFast = cfg.planFast()
 	if err := m.openPlan(); err != nil {
+		return nil, err
+	}
+	if err := m.openExpect(); err != nil {
 		return nil, err
 	}
 	m.policy = m.newPolicy()
