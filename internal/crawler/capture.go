@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/crawler/pagerow"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/warc"
@@ -103,18 +104,18 @@ func (c *Crawler) encodeAnswer(resp *fetch.Response, p *store.Page, header []byt
 
 // writeEncoded appends an exchange's records and, if they hold a new
 // capture, says where it is.
-func (c *Crawler) writeEncoded(e *encoded) (*capture, error) {
+func (c *Crawler) writeEncoded(e *encoded) (*pagerow.Capture, error) {
 	if e == nil {
 		return nil, nil
 	}
-	var cp *capture
+	var cp *pagerow.Capture
 	for i, r := range e.recs {
 		loc, err := c.archive.WriteEncoded(r)
 		if err != nil {
 			return nil, fmt.Errorf("warc: %w", err)
 		}
 		if i == 0 && e.capture {
-			cp = &capture{recordID: r.RecordID(), payloadDigest: e.payloadDigest, at: e.at, file: loc.File, offset: loc.Offset}
+			cp = &pagerow.Capture{RecordID: r.RecordID(), PayloadDigest: e.payloadDigest, At: e.at, File: loc.File, Offset: loc.Offset}
 		}
 	}
 	return cp, nil

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/crawler/pagerow"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
@@ -16,7 +17,7 @@ import (
 // outcomes (work.go), in batches, in this order:
 //
 //	capture (capture.go)   the WARC records, then one fsync for the batch
-//	rows (row.go)          each page's new state row, a pure function
+//	rows (pagerow)         each page's new state row, a pure function
 //	refresh decisions      the refresh module observes and plans revisits
 //	one store transaction  rows, visits, due index, plan counters, the
 //	                       queue items consumed, what was found (admit.go),
@@ -210,39 +211,39 @@ func (c *Crawler) record(o *outcome, now time.Time) (*record, error) {
 	if err != nil || o.retry {
 		return nil, err
 	}
-	in := rowInput{item: pr.item, disallowed: pr.disallowed, postpone: pr.postpone,
-		changed: pr.changed, checksum: pr.checksum, capture: cp}
+	in := pagerow.Input{Item: pr.item, Disallowed: pr.disallowed, Postpone: pr.postpone,
+		Changed: pr.changed, Checksum: pr.checksum, Capture: cp}
 	if r := pr.resp; r != nil {
-		in.resp = &answer{status: r.Status, etag: r.Header.Get("ETag"), lastModified: r.Header.Get("Last-Modified"), location: r.Location}
+		in.Resp = &pagerow.Answer{Status: r.Status, ETag: r.Header.Get("ETag"), LastModified: r.Header.Get("Last-Modified"), Location: r.Location}
 	}
 	if c.ranker != nil && pr.item.Kind == store.KindPage {
-		in.weight, in.weighed = c.ranker.Weight(pr.item.URL), true
+		in.Weight, in.Weighed = c.ranker.Weight(pr.item.URL), true
 	}
-	tr := nextRow(pr.prev, pr.known, in, now)
+	tr := pagerow.Next(pr.prev, pr.known, in, now)
 	sweep := c.decide(o.t.h, pr, &tr, now)
-	return &record{page: tr.row, visit: tr.visit, event: tr.event, sweep: sweep}, nil
+	return &record{page: tr.Row, visit: tr.Visit, event: tr.Event, sweep: sweep}, nil
 }
 
-// decide takes the refresh module's decisions on a row nextRow worked
+// decide takes the refresh module's decisions on a row pagerow.Next worked
 // out: the host's response time, the page's change estimate, and when it
 // is due again. It returns the share of the host's pages a sweep has
 // changed, if this comparison found one.
-func (c *Crawler) decide(h *host, pr *pageResult, tr *transition, now time.Time) (sweep float64) {
-	if pr.resp != nil && tr.visit != nil {
+func (c *Crawler) decide(h *host, pr *pageResult, tr *pagerow.Transition, now time.Time) (sweep float64) {
+	if pr.resp != nil && tr.Visit != nil {
 		h.NoteService(pr.resp.Duration)
 	}
 	wasHeld := pr.known && pr.prev.Held
-	if tr.observe {
+	if tr.Observe {
 		if wasHeld && !pr.prev.Checked.IsZero() {
-			sweep = c.refresh.Sampled(&h.Host, pr.prev.Rate, now.Sub(pr.prev.Checked).Seconds(), tr.visit.Changed, now)
+			sweep = c.refresh.Sampled(&h.Host, pr.prev.Rate, now.Sub(pr.prev.Checked).Seconds(), tr.Visit.Changed, now)
 		}
-		c.refresh.Observe(&h.Host, &pr.prev, wasHeld, answerOf(pr.resp), tr.visit.Changed, &tr.row, tr.visit, now)
+		c.refresh.Observe(&h.Host, &pr.prev, wasHeld, answerOf(pr.resp), tr.Visit.Changed, &tr.Row, tr.Visit, now)
 	}
-	switch tr.next {
-	case nextRevisit:
-		c.refresh.Revisit(&h.Host, &tr.row, wasHeld, tr.visit, tr.visit.Changed, now)
-	case nextRetry:
-		tr.row.NextDue = now.Add(c.refresh.Retry(&tr.row))
+	switch tr.Wait {
+	case pagerow.Revisit:
+		c.refresh.Revisit(&h.Host, &tr.Row, wasHeld, tr.Visit, tr.Visit.Changed, now)
+	case pagerow.Retry:
+		tr.Row.NextDue = now.Add(c.refresh.Retry(&tr.Row))
 	}
 	return sweep
 }

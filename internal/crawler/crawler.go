@@ -13,10 +13,11 @@
 //	  → work.go     a worker: the host's next URL, robots.txt, the request
 //	                (a Fetcher), checksum, links or sitemap, WARC encoding
 //	  → commit.go   the committer: capture.go writes the WARC records, then
-//	                one fsync; row.go works out each page's new row, the
-//	                refresh module its estimate and next visit; admit.go
-//	                queues what was found, refine.go settles a full
-//	                collection; one store transaction, one fsync
+//	                one fsync; pagerow (a package of its own) works out
+//	                each page's new row, the refresh module its estimate
+//	                and next visit; admit.go queues what was found,
+//	                refine.go settles a full collection; one store
+//	                transaction, one fsync
 //	  → release.go  the host is free again after its delay
 //
 // A host is busy from dispatch until its outcome is committed, so at most
