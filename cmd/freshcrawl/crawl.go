@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -109,6 +108,7 @@ type crawlOptions struct {
 	logFormat      string
 	progress       time.Duration
 	cpuProfile     string
+	listen         string
 }
 
 // crawlFlags defines the crawl command's flags on a new FlagSet bound to o.
@@ -144,6 +144,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text (key=value) or json (an object a line)")
 	fs.DurationVar(&o.progress, "progress", defaultProgress, "interval of the progress line on stderr (0: none)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `file` (go tool pprof reads it)")
+	fs.StringVar(&o.listen, "listen", "", "serve /metrics (Prometheus), /api/status and a live dashboard on `ADDR`, host:port (a bare :port listens on loopback only)")
 	return fs
 }
 
@@ -343,6 +344,10 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 	if seed, addr, ok := cfg.Fetch.Refused(ctx, cfg.Seeds); ok {
 		return usagef("seed %s: %s is a private or loopback address, which the crawler refuses; -allow-private crawls it", seed, addr)
 	}
+	view := &uiHook{}
+	if o.listen != "" {
+		cfg.OnFetch = view.observe
+	}
 	c, err := crawler.New(cfg)
 	switch {
 	case errors.Is(err, crawler.ErrConfig):
@@ -365,19 +370,17 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 		runCtx, cancel = context.WithTimeout(ctx, o.runFor)
 		defer cancel()
 	}
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			c.Close()
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			c.Close()
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startProfile(o.cpuProfile)
+	if err != nil {
+		c.Close()
+		return err
 	}
+	defer stopProfile()
+	if err := view.start(ctx, o, c, stderr); err != nil {
+		c.Close()
+		return err
+	}
+	defer view.stop()
 	start := time.Now()
 	done := make(chan struct{})
 	progressDone := make(chan struct{})

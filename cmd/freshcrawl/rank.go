@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -127,7 +125,7 @@ func (o *rankOptions) run(stdout io.Writer) error {
 	}
 	rep.Top = in.top(g, res, o.top)
 	if o.out != "" {
-		if err := writeRanks(o.out, g, res, in.nodeName); err != nil {
+		if err := rank.WriteRanks(o.out, g, res, in.nodeName); err != nil {
 			return fmt.Errorf("-out: %w", err)
 		}
 	}
@@ -259,7 +257,7 @@ func (in *rankInput) nodeName(v int) string {
 func (in *rankInput) top(g *rank.Graph, res *rank.Result, k int) []rankedPg {
 	var top []rankedPg
 	n := float64(g.Nodes())
-	for _, v := range topK(res.Rank, k) {
+	for _, v := range rank.TopK(res.Rank, k) {
 		p := rankedPg{
 			Rank: len(top) + 1, ID: in.id(v), PageRank: res.Rank[v] / n, IR: res.Rank[v],
 			Backlinks: g.InDegree(uint32(v)),
@@ -288,34 +286,6 @@ func parseSize(s string) (int, int64, error) {
 		return 0, 0, fmt.Errorf("%q: want NODES:EDGES, e.g. 1000000:10000000", s)
 	}
 	return nodes, edges, nil
-}
-
-// topK returns the k nodes of highest rank, best first, ties by id.
-func topK(r []float64, k int) []int {
-	k = min(k, len(r))
-	if k <= 0 {
-		return nil
-	}
-	better := func(a, b int) int {
-		if c := cmp.Compare(r[b], r[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	}
-	// A bounded selection: keep the best k seen, sorted, replacing the
-	// worst when a better one comes.
-	top := make([]int, 0, k)
-	for v := range r {
-		if len(top) == k && better(v, top[k-1]) >= 0 {
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(top, v, better)
-		if len(top) == k {
-			top = top[:k-1]
-		}
-		top = slices.Insert(top, i, v)
-	}
-	return top
 }
 
 func printRank(w io.Writer, rep *rankReport) {
@@ -353,35 +323,6 @@ func printRank(w io.Writer, rep *rankReport) {
 	for _, p := range rep.Top {
 		fmt.Fprintf(bw, "%6d  %-12d  %-12.6g  %-10.4f  %d\n", p.Rank, p.ID, p.PageRank, p.IR, p.Backlinks)
 	}
-}
-
-// writeRanks writes every node's name (id or URL), pagerank, IR and
-// backlinks.
-func writeRanks(name string, g *rank.Graph, res *rank.Result, nodeName func(int) string) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	fmt.Fprintf(bw, "# node\tpagerank\tIR\tbacklinks\n")
-	n := float64(len(res.Rank))
-	var line []byte
-	for v, x := range res.Rank {
-		line = append(line[:0], nodeName(v)...)
-		line = append(line, '\t')
-		line = strconv.AppendFloat(line, x/n, 'g', 17, 64)
-		line = append(line, '\t')
-		line = strconv.AppendFloat(line, x, 'g', 17, 64)
-		line = append(line, '\t')
-		line = strconv.AppendInt(line, int64(g.InDegree(uint32(v))), 10)
-		line = append(line, '\n')
-		bw.Write(line)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 func writeGraphFile(name string, b *rank.Builder) error {

@@ -212,12 +212,20 @@ func (e *noCrawlError) Unwrap() []error {
 // crawl is running on, an error wrapping store.ErrLocked. It reads every
 // page row, so on a large crawl it takes a while.
 func ReadStatus(dir string, now time.Time) (Status, error) {
-	st := Status{Dir: dir}
 	s, err := Open(dir)
 	if err != nil {
 		return Status{}, err
 	}
 	defer s.Close()
+	return StatusOf(s, dir, now)
+}
+
+// StatusOf is ReadStatus of the open store s of the data directory dir:
+// a running crawl's own, whose reads see a consistent snapshot of each
+// part (the parts are read one after the other).
+func StatusOf(s *store.Store, dir string, now time.Time) (Status, error) {
+	st := Status{Dir: dir}
+	var err error
 	st.Seen = s.SeenCount()
 	if st.Held, err = s.Held(); err != nil {
 		return Status{}, err

@@ -168,6 +168,17 @@ func (c *Cache) Len() int {
 	return c.lru.Len()
 }
 
+// Each calls fn with every entry and its key, most recently used first,
+// without changing their order. fn must not call the cache.
+func (c *Cache) Each(fn func(key string, e Entry)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for el := c.lru.Front(); el != nil; el = el.Next() {
+		it := el.Value.(*cacheItem)
+		fn(it.key, it.entry)
+	}
+}
+
 // item returns key's item, most recently used now, adding it and evicting
 // the least recently used if need be. The caller holds c.mu.
 func (c *Cache) item(key string) *cacheItem {

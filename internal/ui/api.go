@@ -1,0 +1,284 @@
+package ui
+
+import (
+	"math"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/datadir"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
+	"github.com/freshcrawl/freshcrawl/internal/robots"
+)
+
+// Doc is the JSON document of /api/status.
+type Doc struct {
+	// Status is what freshcrawl status -json prints, read from the
+	// running crawl's store at StatusAt (it reads every row, so it is
+	// refreshed at most every few seconds: statusCache); nil before the
+	// first read or if it failed (StatusError).
+	Status      *datadir.Status `json:"status"`
+	StatusAt    time.Time       `json:"status_at,omitzero"`
+	StatusError string          `json:"status_error,omitempty"`
+	Live        Live            `json:"live"`
+	// Series is the samples of the live figures, oldest first.
+	Series []Sample `json:"series"`
+	// Rates is the held pages by estimated change rate, one octave a
+	// bucket, empty ones left out.
+	Rates []RateBucket `json:"rates"`
+	// Hosts is the top hosts by new URLs queued; HostStates counts all
+	// hosts by state and by what their robots.txt said.
+	Hosts      []HostRow          `json:"hosts"`
+	HostStates crawler.HostCounts `json:"host_states"`
+	Robots     RobotsCounts       `json:"robots"`
+	// Errors is the latest failed fetches, newest last.
+	Errors []ErrorRow `json:"errors"`
+}
+
+// Live is the crawl's running figures now.
+type Live struct {
+	At        time.Time `json:"at"`
+	Started   time.Time `json:"started,omitzero"`
+	Policy    string    `json:"policy"`
+	Objective string    `json:"objective,omitempty"`
+	Budget    float64   `json:"budget_per_second"`
+	// BudgetUsed is the requests since the start over budget × time.
+	BudgetUsed  float64 `json:"budget_used"`
+	Requests    int64   `json:"requests"`
+	Pages       int64   `json:"pages_fetched"`
+	Changed     int64   `json:"changes_found"`
+	NotModified int64   `json:"not_modified"`
+	Failures    int64   `json:"failures"`
+	Bytes       int64   `json:"bytes"`
+	Held        int64   `json:"pages_held"`
+	Seen        uint64  `json:"urls_seen"`
+	Queued      int     `json:"urls_queued"`
+	InFlight    int     `json:"in_flight"`
+	Hosts       int     `json:"hosts"`
+	// Expected is the mean time-averaged freshness and age (seconds) the
+	// crawler expects of its held pages from its own estimates and
+	// intervals, over Planned pages (Unplanned have no revisit).
+	Expected  float64 `json:"expected_freshness"`
+	Age       float64 `json:"expected_age_seconds"`
+	Planned   int64   `json:"pages_planned"`
+	Unplanned int64   `json:"pages_unplanned"`
+	// Truth is the held pages' true freshness, where it is known (demo).
+	Truth *float64 `json:"true_freshness,omitempty"`
+}
+
+// Sample is the live figures at one moment, for the charts.
+type Sample struct {
+	At time.Time `json:"at"`
+	// FetchesPerSecond is the requests per second since the sample
+	// before; Budget the budget then.
+	FetchesPerSecond float64  `json:"fetches_per_second"`
+	Budget           float64  `json:"budget_per_second"`
+	Held             int64    `json:"pages_held"`
+	Queued           int      `json:"urls_queued"`
+	Expected         float64  `json:"expected_freshness"`
+	Truth            *float64 `json:"true_freshness,omitempty"`
+}
+
+// RateBucket is the held pages whose estimated rate is in [Lo, Hi), in
+// changes per day (Lo = Hi = 0 for pages without an estimate), and the
+// revisit interval the policy gives a page of the bucket's middle rate,
+// in seconds (0: the policy has no such curve).
+type RateBucket struct {
+	Lo       float64 `json:"lo_per_day"`
+	Hi       float64 `json:"hi_per_day"`
+	Pages    int64   `json:"pages"`
+	Interval float64 `json:"interval_seconds"`
+}
+
+// HostRow is one host of the hosts table.
+type HostRow struct {
+	Name   string    `json:"name"`
+	Queued int       `json:"urls_queued"`
+	Due    time.Time `json:"next_revisit,omitzero"`
+	Ready  time.Time `json:"ready_at,omitzero"`
+	Delay  float64   `json:"delay_seconds"`
+	Fails  int       `json:"consecutive_failures"`
+	Busy   bool      `json:"busy"`
+	Robots string    `json:"robots"`
+}
+
+// RobotsCounts counts the hosts' robots.txt files by what their last
+// fetch said (RFC 9309 §2.3.1).
+type RobotsCounts struct {
+	Available   int `json:"available"`
+	Unavailable int `json:"unavailable"`
+	Unreachable int `json:"unreachable"`
+}
+
+// ErrorRow is one failed fetch.
+type ErrorRow struct {
+	At     time.Time `json:"at"`
+	URL    string    `json:"url"`
+	Status int       `json:"status"`
+	Reason string    `json:"reason"`
+}
+
+// Sample takes one sample of the live figures.
+func (s *Server) Sample() {
+	st := s.cfg.Crawl.Stats()
+	sm := Sample{At: st.At, Budget: st.Budget, Held: st.Held, Queued: st.Queued, Expected: s.cfg.Crawl.Refresh().Expected().Freshness}
+	if s.cfg.Truth != nil {
+		t := s.cfg.Truth()
+		sm.Truth = &t
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := st.At.Sub(s.lastAt).Seconds(); !s.lastAt.IsZero() && d > 0 {
+		sm.FetchesPerSecond = float64(st.Requests-s.lastReq) / d
+	} else if d := st.At.Sub(st.Started).Seconds(); !st.Started.IsZero() && d > 0 {
+		sm.FetchesPerSecond = float64(st.Requests) / d
+	}
+	s.lastReq, s.lastAt = st.Requests, st.At
+	if len(s.series) == s.cfg.Keep {
+		copy(s.series, s.series[1:])
+		s.series = s.series[:s.cfg.Keep-1]
+	}
+	s.series = append(s.series, sm)
+}
+
+// Doc assembles /api/status now.
+func (s *Server) Doc() Doc {
+	c := s.cfg.Crawl
+	now := s.cfg.Now()
+	var d Doc
+	d.Status, d.StatusAt, d.StatusError = s.status.get(s, now)
+	d.Live = s.live()
+	views, counts := c.Hosts(s.cfg.Top, d.Live.At)
+	d.HostStates = counts
+	robotsOf, rc := robotsStates(c.Robots())
+	d.Robots = rc
+	d.Hosts = make([]HostRow, len(views))
+	for i, v := range views {
+		d.Hosts[i] = HostRow{Name: v.Name, Queued: v.Queued, Due: v.Due, Ready: v.Ready, Delay: v.Delay.Seconds(),
+			Fails: v.Fails, Busy: v.Busy, Robots: robotsOf[v.Name]}
+		if d.Hosts[i].Robots == "" {
+			d.Hosts[i].Robots = "not fetched"
+		}
+	}
+	d.Rates = s.rates()
+	s.mu.Lock()
+	d.Series = append([]Sample{}, s.series...)
+	d.Errors = append([]ErrorRow{}, s.errors...)
+	s.mu.Unlock()
+	return d
+}
+
+func (s *Server) live() Live {
+	st := s.cfg.Crawl.Stats()
+	e := s.cfg.Crawl.Refresh().Expected()
+	l := Live{
+		At: st.At, Started: st.Started, Policy: s.cfg.Policy, Objective: s.cfg.Objective, Budget: st.Budget,
+		BudgetUsed: st.BudgetUsed(crawler.Stats{}), Requests: st.Requests, Pages: st.Pages, Changed: st.Changed,
+		NotModified: st.NotModified, Failures: st.Failures, Bytes: st.Bytes, Held: st.Held, Seen: st.Seen,
+		Queued: st.Queued, InFlight: st.InFlight, Hosts: st.Hosts,
+		Expected: e.Freshness, Age: e.Age, Planned: e.Planned, Unplanned: e.Others,
+	}
+	if s.cfg.Truth != nil {
+		t := s.cfg.Truth()
+		l.Truth = &t
+	}
+	return l
+}
+
+// rates is the rate histogram with the policy's interval at each
+// bucket's middle rate: the planner's, for the planned policies; the
+// uniform interval for uniform and round robin; none for the adaptive
+// baselines, whose intervals are each page's own.
+func (s *Server) rates() []RateBucket {
+	m := s.cfg.Crawl.Refresh()
+	h := m.RateHistogram()
+	pl := m.Planner()
+	var out []RateBucket
+	for k, n := range h {
+		if n == 0 {
+			continue
+		}
+		b := RateBucket{Pages: n}
+		if k > 0 {
+			lo := refresh.OctaveRate(k)
+			b.Lo, b.Hi = lo*86400, 2*lo*86400
+			switch {
+			case pl != nil:
+				b.Interval = pl.Interval(lo*math.Sqrt2, 1)
+			case s.cfg.Policy == string(refresh.Uniform) || s.cfg.Policy == string(refresh.RoundRobin):
+				b.Interval = m.Uniform().Seconds()
+			}
+			if math.IsInf(b.Interval, 0) || math.IsNaN(b.Interval) {
+				b.Interval = 0
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// robotsStates maps each host (authority, default port left out) to what
+// its robots.txt's last fetch said, and counts them.
+func robotsStates(c *robots.Cache) (map[string]string, RobotsCounts) {
+	of := map[string]string{}
+	var n RobotsCounts
+	c.Each(func(key string, e robots.Entry) {
+		a := robots.Classify(e.Status)
+		switch a {
+		case robots.Available:
+			n.Available++
+		case robots.Unavailable:
+			n.Unavailable++
+		default:
+			n.Unreachable++
+		}
+		of[authority(key)] = a.String()
+	})
+	return of, n
+}
+
+// authority is the host of a robots cache key (scheme://host:port) as the
+// crawler names hosts: the port left out where it is the scheme's default.
+func authority(key string) string {
+	u, err := url.Parse(key)
+	if err != nil {
+		return key
+	}
+	host, port, err := net.SplitHostPort(u.Host)
+	if err != nil || u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
+		return strings.Trim(host, "[]")
+	}
+	return u.Host
+}
+
+// statusCache holds the last status read from the running crawl's store.
+// A read scans every row, so a new one starts only when the last is older
+// than every and than fifty times the last read's duration: the scans
+// take at most 2 % of a core however large the crawl.
+type statusCache struct {
+	every time.Duration
+
+	mu   sync.Mutex
+	st   *datadir.Status
+	at   time.Time
+	took time.Duration
+	err  string
+}
+
+func (c *statusCache) get(s *Server, now time.Time) (*datadir.Status, time.Time, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at.IsZero() || now.Sub(c.at) >= max(c.every, 50*c.took) {
+		st, err := datadir.StatusOf(s.cfg.Crawl.Store(), s.cfg.Dir, s.cfg.Crawl.Stats().At)
+		c.took, c.at = s.cfg.Now().Sub(now), now
+		if err != nil {
+			c.err = err.Error()
+		} else {
+			c.st, c.err = &st, ""
+		}
+	}
+	return c.st, c.at, c.err
+}

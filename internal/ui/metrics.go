@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"math"
+
+	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/refresh"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The metrics are freshcrawl_*. Labels stay bounded: a status class, a
+// robots.txt outcome, a host state, and host names only for the top hosts
+// (Config.Top). Every figure but the fetch histograms is read from the
+// crawler at scrape time, from counters it keeps anyway, so a scrape costs
+// the same at any collection size (BenchmarkScrape).
+
+// fetchMetrics are counted from the crawler's events (Observe).
+type fetchMetrics struct {
+	responses *prometheus.CounterVec
+	latency   prometheus.Histogram
+	size      prometheus.Histogram
+}
+
+// statusClasses are the values of the class label of
+// freshcrawl_responses_total.
+var statusClasses = []string{"network", "1xx", "2xx", "304", "3xx", "4xx", "5xx"}
+
+func newFetchMetrics() *fetchMetrics {
+	m := &fetchMetrics{
+		responses: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "freshcrawl_responses_total",
+			Help: "Page and sitemap fetches committed, by HTTP status class (network: no answer).",
+		}, []string{"class"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "freshcrawl_fetch_duration_seconds",
+			Help:    "Time from a page request to the end of its body.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+		}),
+		size: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "freshcrawl_response_size_bytes",
+			Help:    "Size of a page response body as received.",
+			Buckets: prometheus.ExponentialBuckets(256, 4, 10),
+		}),
+	}
+	for _, c := range statusClasses {
+		m.responses.WithLabelValues(c)
+	}
+	return m
+}
+
+func (m *fetchMetrics) observe(e crawler.Event) {
+	m.responses.WithLabelValues(statusClass(e.Status)).Inc()
+	if e.Status != 0 {
+		m.latency.Observe(e.Took.Seconds())
+		m.size.Observe(float64(e.Bytes))
+	}
+}
+
+func statusClass(status int) string {
+	switch {
+	case status == 0:
+		return "network"
+	case status == 304:
+		return "304"
+	case status >= 100 && status < 600:
+		return statusClasses[status/100]
+	}
+	return "5xx"
+}
+
+func (m *fetchMetrics) Describe(ch chan<- *prometheus.Desc) {
+	m.responses.Describe(ch)
+	m.latency.Describe(ch)
+	m.size.Describe(ch)
+}
+
+func (m *fetchMetrics) Collect(ch chan<- prometheus.Metric) {
+	m.responses.Collect(ch)
+	m.latency.Collect(ch)
+	m.size.Collect(ch)
+}
+
+// collector reads the crawl's figures at scrape time.
+type collector struct{ s *Server }
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc("freshcrawl_"+name, help, labels, nil)
+}
+
+var (
+	descCounters = map[string]*prometheus.Desc{
+		"requests":    desc("requests_total", "HTTP requests made, robots.txt included."),
+		"robots":      desc("robots_fetches_total", "robots.txt fetches."),
+		"pages":       desc("pages_committed_total", "Page and sitemap outcomes committed."),
+		"changed":     desc("changes_found_total", "Fetches that found changed content."),
+		"notmod":      desc("not_modified_total", "304 answers to conditional requests."),
+		"failures":    desc("failures_total", "Failed requests: network errors, 5xx, 429."),
+		"disallowed":  desc("disallowed_urls_total", "URLs robots.txt kept the crawler from."),
+		"discovered":  desc("discovered_urls_total", "URLs queued for the first time."),
+		"outofscope":  desc("out_of_scope_links_total", "Links not followed: outside the scope."),
+		"trapped":     desc("trapped_links_total", "Links refused by the trap limits."),
+		"bytes":       desc("response_bytes_total", "Response bytes as received."),
+		"evicted":     desc("evicted_pages_total", "Pages that left a full collection for more important ones."),
+		"seen":        desc("urls_seen_total", "URLs ever seen by the crawl."),
+		"unplannedpg": desc("pages_unplanned", "Pages held with no revisit planned."),
+	}
+	descBudget     = desc("budget_requests_per_second", "The fetch budget (0: none).")
+	descBudgetUsed = desc("budget_used_ratio", "Requests since the start over budget × time (0 without a budget).")
+	descHeld       = desc("pages_held", "Pages in the collection.")
+	descQueued     = desc("urls_queued", "New URLs waiting in the hosts' queues.")
+	descInFlight   = desc("requests_in_flight", "Hosts with a request in flight.")
+	descHosts      = desc("hosts", "Hosts known, by state: busy, backing_off, waiting (on the politeness delay), ready, idle.", "state")
+	descRobots     = desc("robots_hosts", "Hosts by what their robots.txt's last fetch said.", "outcome")
+	descHostQueue  = desc("host_urls_queued", "New URLs queued on each of the hosts with the most.", "host")
+	descFresh      = desc("expected_freshness", "Mean time-averaged freshness the crawler expects of its held pages, from its estimated change rates and revisit intervals.")
+	descAge        = desc("expected_age_seconds", "Mean time-averaged age the crawler expects of its held pages.")
+	descPlanned    = desc("pages_planned", "Pages held with a revisit interval, over which the expectations are taken.")
+	descRates      = desc("page_change_rate_per_day", "Held pages by estimated change rate (changes per day, octave buckets; the sum takes each bucket at its middle rate).")
+	descTruth      = desc("true_freshness", "The held pages' true freshness, where the web's truth is known (demo).")
+)
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	prometheus.DescribeByCollect(c, ch)
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	cr := c.s.cfg.Crawl
+	st := cr.Stats()
+	e := cr.Refresh().Expected()
+	counter := func(k string, v float64) {
+		ch <- prometheus.MustNewConstMetric(descCounters[k], prometheus.CounterValue, v)
+	}
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	for k, v := range map[string]int64{
+		"requests": st.Requests, "robots": st.Robots, "pages": st.Pages, "changed": st.Changed,
+		"notmod": st.NotModified, "failures": st.Failures, "disallowed": st.Disallowed,
+		"discovered": st.Discovered, "outofscope": st.OutOfScope, "trapped": st.Trapped,
+		"bytes": st.Bytes, "evicted": st.Evicted, "seen": int64(st.Seen),
+	} {
+		counter(k, float64(v))
+	}
+	gauge(descCounters["unplannedpg"], float64(e.Others))
+	gauge(descBudget, st.Budget)
+	gauge(descBudgetUsed, st.BudgetUsed(crawler.Stats{}))
+	gauge(descHeld, float64(st.Held))
+	gauge(descQueued, float64(st.Queued))
+	gauge(descInFlight, float64(st.InFlight))
+	gauge(descFresh, e.Freshness)
+	gauge(descAge, e.Age)
+	gauge(descPlanned, float64(e.Planned))
+	top, n := cr.Hosts(c.s.cfg.Top, st.At)
+	for state, v := range map[string]int{"busy": n.Busy, "backing_off": n.BackingOff, "waiting": n.Waiting, "ready": n.Ready, "idle": n.Idle} {
+		gauge(descHosts, float64(v), state)
+	}
+	for _, h := range top {
+		gauge(descHostQueue, float64(h.Queued), h.Name)
+	}
+	_, rc := robotsStates(cr.Robots())
+	gauge(descRobots, float64(rc.Available), "available")
+	gauge(descRobots, float64(rc.Unavailable), "unavailable")
+	gauge(descRobots, float64(rc.Unreachable), "unreachable")
+	ch <- rateHistogram(cr.Refresh().RateHistogram())
+	if c.s.cfg.Truth != nil {
+		gauge(descTruth, c.s.cfg.Truth())
+	}
+}
+
+// rateHistogram is the held pages' rate histogram as a Prometheus
+// histogram in changes per day: bucket k ≥ 1 of refresh.RateHistogram
+// ends at OctaveRate(k+1); pages without an estimate count at rate 0.
+func rateHistogram(h [refresh.RateOctaves]int64) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(h))
+	var total uint64
+	var sum float64
+	for k, n := range h {
+		total += uint64(n)
+		if k > 0 {
+			sum += float64(n) * refresh.OctaveRate(k) * math.Sqrt2 * 86400
+		}
+		if k == 0 {
+			buckets[0] = total
+		} else {
+			buckets[refresh.OctaveRate(k+1)*86400] = total
+		}
+	}
+	return prometheus.MustNewConstHistogram(descRates, total, sum, buckets)
+}
