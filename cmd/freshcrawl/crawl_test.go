@@ -26,7 +26,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		flags   *flag.FlagSet
 	}{
 		{"crawl", crawlFlags(&crawlOptions{})},
-		{"status", statusFlags(new(string), new(bool))},
+		{"status", statusFlags(new(string), new(string), new(bool))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {

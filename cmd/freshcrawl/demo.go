@@ -21,6 +21,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/simweb/replay"
+	"github.com/freshcrawl/freshcrawl/internal/ui"
 	"github.com/freshcrawl/freshcrawl/internal/world"
 )
 
@@ -28,6 +29,7 @@ import (
 type demoOptions struct {
 	web              simweb.Config
 	dataDir, control string
+	listen           string
 	budget           float64
 	delay, every     time.Duration
 	runFor, warmup   time.Duration
@@ -50,6 +52,7 @@ func demoFlags(o *demoOptions) *flag.FlagSet {
 	fs.DurationVar(&o.runFor, "for", 0, "stop after this long (0: until interrupted)")
 	fs.DurationVar(&o.every, "progress", 3*time.Second, "interval of the live line")
 	fs.StringVar(&o.dataDir, "data", "", "keep the crawl (state and WARC files) in this directory (default: a temporary one, removed at exit)")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:0", "serve the live dashboard, /metrics and /api/status on `ADDR` (port 0: any free one; empty: none)")
 	fs.StringVar(&o.control, "control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelError, "log `level` of the crawl, as crawl's: debug, info, warn (every failed fetch) or error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text (key=value) or json (an object a line)")
@@ -119,6 +122,8 @@ type demo struct {
 	stdout, stderr io.Writer
 	start          time.Duration // simulated time when the crawl started
 
+	view *ui.Server // the dashboard's, if served
+
 	mu     sync.Mutex
 	copies map[string]uint32        // URL → version held
 	rates  map[string]estimated     // URL → the crawler's change-rate estimate
@@ -159,6 +164,27 @@ func (d *demo) observe(e crawler.Event) {
 		}
 	}
 	// A 304 or a failed revisit keeps the copy held before.
+	if d.view != nil {
+		d.view.Observe(e)
+	}
+}
+
+// dashboard serves the crawl's view on -listen, simweb's true freshness
+// of the held pages beside the crawler's expectation, and prints its URL.
+func (d *demo) dashboard(ctx context.Context, o demoOptions, c *crawler.Crawler, dataDir string) error {
+	if o.listen == "" {
+		return nil
+	}
+	srv := ui.New(ui.Config{Crawl: c, Dir: dataDir, Policy: string(o.policy), Objective: string(o.objective),
+		Truth: func() float64 { return d.quality().Freshness }})
+	var cancel context.CancelFunc
+	addr, err := serveUI(ctx, srv, o.listen, &cancel)
+	if err != nil {
+		return fmt.Errorf("-listen: %w", err)
+	}
+	d.view = srv
+	fmt.Fprintf(d.stdout, "demo: dashboard on http://%s/ (metrics on /metrics)\n", addr)
+	return nil
 }
 
 func (d *demo) quality() simweb.Quality {
@@ -229,6 +255,10 @@ func (d *demo) run(ctx context.Context, o demoOptions) int {
 	pages := d.web.LivePages(d.start)
 	c, err := d.newCrawler(o, dataDir, addr, d.web.Capacity(d.start))
 	if err != nil {
+		return fail(err)
+	}
+	if err := d.dashboard(ctx, o, c, dataDir); err != nil {
+		c.Close()
 		return fail(err)
 	}
 	d.header(o, dataDir, addr, pages)

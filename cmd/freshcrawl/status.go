@@ -10,22 +10,27 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/ui"
 )
 
 // statusFlags defines the status command's flags.
-func statusFlags(dir *string, asJSON *bool) *flag.FlagSet {
+func statusFlags(dir, addr *string, asJSON *bool) *flag.FlagSet {
 	fs := newFlagSet("status")
 	fs.StringVar(dir, "data", defaultDataDir, "data `directory` of the crawl")
+	fs.StringVar(addr, "addr", "", "read a running crawl through its -listen `ADDR` (host:port) instead of its data directory")
 	fs.BoolVar(asJSON, "json", false, "print one JSON object instead of a table")
 	return fs
 }
 
 func runStatus(args []string, stdout, stderr io.Writer) int {
-	var dir string
+	var dir, addr string
 	var asJSON bool
-	fs := statusFlags(&dir, &asJSON)
+	fs := statusFlags(&dir, &addr, &asJSON)
 	if code, ok := parseArgs("status", fs, args, stdout, stderr); !ok {
 		return code
+	}
+	if addr != "" {
+		return statusAt(addr, asJSON, stdout, stderr)
 	}
 	st, err := datadir.ReadStatus(dir, time.Now())
 	switch {
@@ -49,5 +54,25 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	st.WriteText(stdout, time.Now())
+	return 0
+}
+
+// statusAt prints the status of the crawl serving addr (crawl -listen):
+// the whole /api/status document with -json, else the status table and
+// the running figures.
+func statusAt(addr string, asJSON bool, stdout, stderr io.Writer) int {
+	doc, raw, err := ui.Fetch(addr, 30*time.Second)
+	if err != nil {
+		fmt.Fprintf(stderr, "freshcrawl status: %v\n", err)
+		return 1
+	}
+	if asJSON {
+		stdout.Write(raw)
+		return 0
+	}
+	if doc.Status != nil {
+		doc.Status.WriteText(stdout, time.Now())
+	}
+	doc.Live.WriteText(stdout)
 	return 0
 }

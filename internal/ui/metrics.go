@@ -120,7 +120,13 @@ var (
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	prometheus.DescribeByCollect(c, ch)
+	for _, d := range descCounters {
+		ch <- d
+	}
+	for _, d := range []*prometheus.Desc{descBudget, descBudgetUsed, descHeld, descQueued, descInFlight, descHosts,
+		descRobots, descHostQueue, descFresh, descAge, descPlanned, descRates, descTruth} {
+		ch <- d
+	}
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {

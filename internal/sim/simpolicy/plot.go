@@ -1,24 +1,23 @@
-package main
+package simpolicy
 
 import (
 	"image/color"
 
 	"github.com/freshcrawl/freshcrawl/internal/figure"
-	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
 
-// simulatePlotSize is simulate -plot's figure size.
-var simulatePlotSize = figure.Size{Width: 9, Height: 5, DPI: 120}
+// PlotSize is the size of FreshnessChart's figure.
+var PlotSize = figure.Size{Width: 9, Height: 5, DPI: 120}
 
 // policyColours holds one colour per policy in report order; the oracle,
 // second by default, is black.
 var policyColours = []color.Color{figure.Blue, figure.Black, figure.Green, figure.Purple, figure.Red, figure.Orange,
 	figure.Brown, figure.Grey}
 
-// freshnessChart is simulate -plot's figure: each policy's freshness over
-// time (daily averages over the seeds), the oracle dashed, with the end of
-// the warm-up marked.
-func freshnessChart(rep *simpolicy.Report, warmUpDays float64) figure.Panel {
+// FreshnessChart is the figure of a comparison (freshcrawl simulate
+// -plot): each policy's freshness over time (daily averages over the
+// seeds), the oracle dashed, with the end of the warm-up marked.
+func FreshnessChart(rep *Report, warmUpDays float64) figure.Panel {
 	p := figure.Panel{Title: "Freshness over time", X: figure.Axis{Label: "day"},
 		Y: figure.Axis{Label: "freshness (share of pages fresh)"}}
 	lo, hi := 1.0, 0.0
@@ -26,7 +25,7 @@ func freshnessChart(rep *simpolicy.Report, warmUpDays float64) figure.Panel {
 		line := figure.Line{Name: row.Policy, Color: policyColours[k%len(policyColours)], Width: 1.5,
 			Points: make([]figure.Point, len(row.Series))}
 		for j, pt := range row.Series {
-			line.Points[j] = figure.Point{X: pt.End / secondsPerDay, Y: pt.Freshness}
+			line.Points[j] = figure.Point{X: pt.End / 86400, Y: pt.Freshness}
 			lo, hi = min(lo, pt.Freshness), max(hi, pt.Freshness)
 		}
 		if row.Policy == "oracle" {

@@ -1,0 +1,289 @@
+package ui
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/memnet"
+	"github.com/freshcrawl/freshcrawl/internal/simweb"
+)
+
+// requireTool returns the path of an external program a test needs: the
+// test skips without it, unless FRESHCRAWL_REQUIRE_TOOLS is set (.ci/run
+// installs them and sets it), where it fails.
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("FRESHCRAWL_REQUIRE_TOOLS") != "" {
+			t.Fatalf("%s is not installed (.ci/run installs it): %v", name, err)
+		}
+		t.Skipf("%s is not installed (.ci/run installs it)", name)
+	}
+	return path
+}
+
+// liveCrawl is a crawl of a small simweb over an in-memory network, with
+// its view.
+type liveCrawl struct {
+	c    *crawler.Crawler
+	srv  *Server
+	dir  string
+	stop func() // ends the crawl and waits for Run to return
+}
+
+// startCrawl starts crawling hosts × pages of simweb and returns once n
+// pages are committed (or fails the test after a minute).
+func startCrawl(t *testing.T, hosts, pages int, n int64) *liveCrawl {
+	t.Helper()
+	sc := simweb.DefaultConfig()
+	sc.Hosts, sc.PagesPerHost = hosts, pages
+	web, err := simweb.New(sc, simweb.NewWallClock(3600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := memnet.Listen("127.0.0.1:80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: web}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	rule, err := fetch.ParseResolve("*." + simweb.Zone + "=" + ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seeds []string
+	for _, h := range web.Hosts() {
+		seeds = append(seeds, "http://"+h.Name+"/")
+	}
+	lc := &liveCrawl{dir: t.TempDir()}
+	var view atomic.Pointer[Server]
+	c, err := crawler.New(crawler.Config{
+		Seeds: seeds, DataDir: lc.dir, Scope: crawler.ScopeAny, Budget: 400, Delay: 5 * time.Millisecond,
+		Fetch:  fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second, Dial: ln.Dial},
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		NoSync: true, TimeScale: 3600,
+		OnFetch: func(e crawler.Event) {
+			if v := view.Load(); v != nil {
+				v.Observe(e)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc.c = c
+	lc.srv = New(Config{Crawl: c, Dir: lc.dir, Policy: "optimal", Objective: "freshness",
+		Truth: func() float64 { return 0.5 }})
+	view.Store(lc.srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	lc.stop = func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("crawl: %v", err)
+		}
+	}
+	t.Cleanup(func() {
+		if ctx.Err() == nil {
+			lc.stop()
+		}
+		c.Close()
+	})
+	deadline := time.Now().Add(time.Minute)
+	for c.Stats().Pages < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d pages committed in a minute", c.Stats().Pages)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return lc
+}
+
+func get(t *testing.T, h http.Handler, path string) []byte {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+	}
+	return rec.Body.Bytes()
+}
+
+// metricValues reads the samples of a text exposition: name{labels} →
+// value.
+func metricValues(t *testing.T, body []byte) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// TestMetrics checks /metrics: promtool check metrics passes on a scrape
+// taken while the crawl runs (acceptance 1 of issue 16), and once the
+// crawl has stopped every figure equals the crawler's own: requests,
+// pages held, the responses by class summing to the fetches committed,
+// the rate histogram counting every held page, the expectations the
+// refresh module's.
+func TestMetrics(t *testing.T) {
+	promtool := requireTool(t, "promtool")
+	lc := startCrawl(t, 8, 60, 150)
+	h := lc.srv.Handler()
+	body := get(t, h, "/metrics")
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(body)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool check metrics: %v\n%s", err, out)
+	}
+	t.Logf("promtool check metrics passed on a scrape of %d bytes taken during the crawl", len(body))
+
+	lc.stop()
+	st := lc.c.Stats()
+	m := metricValues(t, get(t, h, "/metrics"))
+	var responses float64
+	for _, c := range statusClasses {
+		responses += m[`freshcrawl_responses_total{class="`+c+`"}`]
+	}
+	e := lc.c.Refresh().Expected()
+	for name, want := range map[string]float64{
+		"freshcrawl_requests_total":                   float64(st.Requests),
+		"freshcrawl_pages_held":                       float64(st.Held),
+		"freshcrawl_urls_queued":                      float64(st.Queued),
+		"freshcrawl_page_change_rate_per_day_count":   float64(st.Held),
+		"freshcrawl_pages_planned":                    float64(e.Planned),
+		"freshcrawl_expected_freshness":               e.Freshness,
+		"freshcrawl_true_freshness":                   0.5,
+		"sum of freshcrawl_responses_total":           float64(st.Pages),
+		"freshcrawl_fetch_duration_seconds_count > 0": 1,
+	} {
+		got := m[name]
+		switch name {
+		case "sum of freshcrawl_responses_total":
+			got = responses
+		case "freshcrawl_fetch_duration_seconds_count > 0":
+			got = b2f(m["freshcrawl_fetch_duration_seconds_count"] > 0)
+		}
+		if got != want {
+			t.Errorf("%s = %g, want %g", name, got, want)
+		}
+	}
+	if st.Held == 0 || e.Freshness <= 0 || e.Freshness > 1 {
+		t.Errorf("held %d, expected freshness %g: the crawl should hold pages with an expectation in (0, 1]", st.Held, e.Freshness)
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestAPIStatus checks /api/status against the crawler and its store once
+// the crawl has stopped: the status is the one freshcrawl status reads,
+// the live figures are the crawler's, the rate buckets count every held
+// page, and the series and hosts are filled.
+func TestAPIStatus(t *testing.T) {
+	lc := startCrawl(t, 8, 60, 150)
+	lc.srv.Sample()
+	lc.stop()
+	lc.srv.Sample()
+	var doc Doc
+	if err := json.Unmarshal(get(t, lc.srv.Handler(), "/api/status"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	st := lc.c.Stats()
+	if doc.Status == nil {
+		t.Fatalf("no status: %s", doc.StatusError)
+	}
+	if doc.Live.Held != st.Held || doc.Live.Requests != st.Requests || doc.Live.Pages != st.Pages {
+		t.Errorf("live held %d, requests %d, pages %d; the crawler says %d, %d, %d",
+			doc.Live.Held, doc.Live.Requests, doc.Live.Pages, st.Held, st.Requests, st.Pages)
+	}
+	if doc.Status.Held != st.Held || doc.Status.HeldRows != st.Held {
+		t.Errorf("status: %d pages held, %d rows held; the crawler holds %d", doc.Status.Held, doc.Status.HeldRows, st.Held)
+	}
+	var bucketed int64
+	for _, b := range doc.Rates {
+		bucketed += b.Pages
+		if b.Hi > 0 && !(b.Interval > 0) {
+			t.Errorf("bucket [%g, %g)/day: no interval from the optimal plan", b.Lo, b.Hi)
+		}
+	}
+	if bucketed != st.Held {
+		t.Errorf("rate buckets hold %d pages, the crawl %d", bucketed, st.Held)
+	}
+	if len(doc.Series) != 2 || doc.Series[1].Held != st.Held {
+		t.Errorf("series %+v: want 2 samples, the last holding %d pages", doc.Series, st.Held)
+	}
+	if len(doc.Hosts) == 0 || doc.HostStates.All != st.Hosts {
+		t.Errorf("hosts table %d rows, host states %+v; the crawl knows %d hosts", len(doc.Hosts), doc.HostStates, st.Hosts)
+	}
+	if n := doc.Robots.Available + doc.Robots.Unavailable + doc.Robots.Unreachable; n == 0 {
+		t.Error("no robots.txt outcome counted")
+	}
+}
+
+// TestDashboardAssets checks that the dashboard and its script are served
+// from the binary and name the API they read.
+func TestDashboardAssets(t *testing.T) {
+	s := New(Config{})
+	h := s.Handler()
+	page := get(t, h, "/")
+	for _, want := range []string{`<canvas id="chart-rate"`, `<canvas id="chart-fresh"`, `<canvas id="chart-rates"`, `src="app.js"`, `id="hosts"`, `id="errors"`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("dashboard lacks %s", want)
+		}
+	}
+	if js := get(t, h, "/app.js"); !bytes.Contains(js, []byte(`fetch("api/status"`)) {
+		t.Error("app.js does not read api/status")
+	}
+	if bytes.Contains(page, []byte("https://")) || bytes.Contains(get(t, h, "/app.js"), []byte("https://")) {
+		t.Error("the dashboard loads something from outside the binary")
+	}
+}
+
+// TestAuthority checks the robots cache key to host name mapping.
+func TestAuthority(t *testing.T) {
+	for key, want := range map[string]string{
+		"http://a.test:80":      "a.test",
+		"https://a.test:443":    "a.test",
+		"http://a.test:8080":    "a.test:8080",
+		"https://[::1]:443":     "::1",
+		"http://127.0.0.1:8080": "127.0.0.1:8080",
+	} {
+		if got := authority(key); got != want {
+			t.Errorf("authority(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
