@@ -21,6 +21,12 @@
 #   WORKERS [1000]              crawl -workers
 #   WEB_PORT [18090]            loopback port of the web
 #   KEEP [0]                    1 keeps the temp dir (data, logs, profile)
+#   LISTEN [0]                  1 runs the crawl with -listen and, as an
+#                               operator would, scrapes /metrics every
+#                               second and reads /api/status every two
+#                               (bench/listen-cost.sh compares the two)
+#   BRIEF [0]                   1 prints one line (pages/s, CPU s per 1,000
+#                               pages) and skips the floor and the profile
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +37,9 @@ WORKERS=${WORKERS:-1000}
 WEB_PORT=${WEB_PORT:-18090}
 CONTROL_PORT=$((WEB_PORT + 1))
 KEEP=${KEEP:-0}
+LISTEN=${LISTEN:-0}
+BRIEF=${BRIEF:-0}
+LISTEN_PORT=$((WEB_PORT + 2))
 
 log() { printf '%s\n' "crawl-throughput: $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -42,7 +51,9 @@ command -v curl >/dev/null 2>&1 || die "needs curl"
 
 tmp=$(mktemp -d)
 web_pid=""
+scrape_pid=""
 cleanup() {
+	[[ -n $scrape_pid ]] && kill "$scrape_pid" 2>/dev/null && wait "$scrape_pid" 2>/dev/null || true
 	[[ -n $web_pid ]] && kill "$web_pid" 2>/dev/null && wait "$web_pid" 2>/dev/null || true
 	if [[ $KEEP == 1 ]]; then log "kept $tmp"; else rm -rf "$tmp"; fi
 }
@@ -68,6 +79,20 @@ web_cpu0=$(awk '{print $14 + $15}' "/proc/$web_pid/stat")
 read -r _ c1 c2 c3 c4 c5 c6 c7 c8 _ < /proc/stat
 
 log "crawling $HOSTS × $PAGES pages for $DURATION"
+listen=()
+if [[ $LISTEN == 1 ]]; then
+	listen=(-listen "127.0.0.1:$LISTEN_PORT")
+	# A Prometheus scraping every second and a dashboard polling every two.
+	(
+		n=0
+		while :; do
+			sleep 1
+			curl -fs "http://127.0.0.1:$LISTEN_PORT/metrics" >/dev/null 2>&1 && echo metrics
+			((n++ % 2 == 0)) && curl -fs "http://127.0.0.1:$LISTEN_PORT/api/status" >/dev/null 2>&1 && echo status
+		done >"$tmp/scrapes"
+	) &
+	scrape_pid=$!
+fi
 TIMEFORMAT='%R %U %S'
 # perf counts the crawler's instructions and cycles where the machine
 # allows it: unlike seconds, instructions per page do not move with what
@@ -78,7 +103,7 @@ if command -v perf >/dev/null 2>&1 && perf stat -e instructions true >/dev/null 
 fi
 { time "${perf[@]}" "$tmp/freshcrawl" crawl -seeds "$tmp/seeds.txt" -data "$tmp/data" -scope any -allow-private \
 	-resolve "*.test=127.0.0.1:$WEB_PORT" -delay 0 -budget 0 -workers "$WORKERS" -for "$DURATION" \
-	-progress 5s -log-level error -cpuprofile "$tmp/cpu.prof" >"$tmp/crawl.out" 2>"$tmp/crawl.err"; } 2>"$tmp/time"
+	-progress 5s -log-level error -cpuprofile "$tmp/cpu.prof" "${listen[@]}" >"$tmp/crawl.out" 2>"$tmp/crawl.err"; } 2>"$tmp/time"
 web_cpu1=$(awk '{print $14 + $15}' "/proc/$web_pid/stat")
 read -r _ d1 d2 d3 d4 d5 d6 d7 d8 _ < /proc/stat
 total=$(( (d1+d2+d3+d4+d5+d6+d7+d8) - (c1+c2+c3+c4+c5+c6+c7+c8) ))
@@ -92,6 +117,13 @@ fetches=$(sed -n 's/.*requests ([^)]*), \([0-9]*\) fetches.*/\1/p' <<<"$summary"
 [[ -n $fetches ]] || { cat "$tmp/crawl.out" "$tmp/crawl.err" >&2; die "no summary from the crawl"; }
 secs=${DURATION%s}
 crawl_cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{print u + s}')
+if [[ $BRIEF == 1 ]]; then
+	scrapes=0
+	[[ -s $tmp/scrapes ]] && scrapes=$(wc -l <"$tmp/scrapes")
+	printf 'listen=%s pages=%d pages/s=%.1f cpu-s/1000=%.3f scrapes=%d\n' "$LISTEN" "$fetches" \
+		"$(awk -v f="$fetches" -v s="$secs" 'BEGIN{print f / s}')" "$(awk -v c="$crawl_cpu" -v f="$fetches" 'BEGIN{print c / f * 1000}')" "$scrapes"
+	exit 0
+fi
 web_cpu=$(awk -v a="$web_cpu0" -v b="$web_cpu1" -v t="$ticks" 'BEGIN{print (b - a) / t}')
 
 printf '\n%-44s %s\n' "web" "$HOSTS hosts × $PAGES pages, $(nproc) cores, $(go env GOVERSION)"

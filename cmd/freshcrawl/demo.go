@@ -170,21 +170,20 @@ func (d *demo) observe(e crawler.Event) {
 }
 
 // dashboard serves the crawl's view on -listen, simweb's true freshness
-// of the held pages beside the crawler's expectation, and prints its URL.
-func (d *demo) dashboard(ctx context.Context, o demoOptions, c *crawler.Crawler, dataDir string) error {
+// of the held pages beside the crawler's expectation, and returns its URL.
+func (d *demo) dashboard(ctx context.Context, o demoOptions, c *crawler.Crawler, dataDir string) (string, error) {
 	if o.listen == "" {
-		return nil
+		return "", nil
 	}
 	srv := ui.New(ui.Config{Crawl: c, Dir: dataDir, Policy: string(o.policy), Objective: string(o.objective),
 		Truth: func() float64 { return d.quality().Freshness }})
 	var cancel context.CancelFunc
 	addr, err := serveUI(ctx, srv, o.listen, &cancel)
 	if err != nil {
-		return fmt.Errorf("-listen: %w", err)
+		return "", fmt.Errorf("-listen: %w", err)
 	}
 	d.view = srv
-	fmt.Fprintf(d.stdout, "demo: dashboard on http://%s/ (metrics on /metrics)\n", addr)
-	return nil
+	return fmt.Sprintf("http://%s/", addr), nil
 }
 
 func (d *demo) quality() simweb.Quality {
@@ -257,11 +256,12 @@ func (d *demo) run(ctx context.Context, o demoOptions) int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := d.dashboard(ctx, o, c, dataDir); err != nil {
+	view, err := d.dashboard(ctx, o, c, dataDir)
+	if err != nil {
 		c.Close()
 		return fail(err)
 	}
-	d.header(o, dataDir, addr, pages)
+	d.header(o, dataDir, addr, pages, view)
 	live, runErr := d.watch(ctx, c, o, pages)
 	if cerr := c.Close(); runErr == nil {
 		runErr = cerr
@@ -318,7 +318,7 @@ func (d *demo) newCrawler(o demoOptions, dataDir string, addr net.Addr, capacity
 }
 
 // header prints what the demo runs, and the live lines' column heads.
-func (d *demo) header(o demoOptions, dataDir string, addr net.Addr, pages int) {
+func (d *demo) header(o demoOptions, dataDir string, addr net.Addr, pages int, view string) {
 	speed := d.web.Speed()
 	cycle := time.Duration(float64(pages) / o.budget * float64(time.Second))
 	fmt.Fprintf(d.stdout, "demo: %s (%d that robots.txt allows) on %s, simulated time ×%g\n", d.describe, pages, addr, speed)
@@ -329,6 +329,9 @@ func (d *demo) header(o demoOptions, dataDir string, addr net.Addr, pages int) {
 		fmt.Fprintf(d.stdout, " (%s)", o.objective)
 	}
 	fmt.Fprintf(d.stdout, "; crawl data in %s\n", dataDir)
+	if view != "" {
+		fmt.Fprintf(d.stdout, "demo: live dashboard on %s (Prometheus metrics on %smetrics)\n", view, view)
+	}
 	fmt.Fprintf(d.stdout, "%7s %9s %13s %9s %7s %7s %11s %15s\n", "wall", "simulated", "pages held", "fetch/s", "fresh", "held", "age(held)", "rate within 2×")
 }
 

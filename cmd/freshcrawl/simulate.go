@@ -151,7 +151,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.plotFile != "" {
 		format := plotFormat(o.plotFile)
-		if err := writeFileWith(o.plotFile, buffered(func(w io.Writer) error { return simpolicy.FreshnessChart(rep, o.warmup).Write(w, format, simpolicy.PlotSize) })); err != nil {
+		if err := writeFileWith(o.plotFile, buffered(func(w io.Writer) error {
+			return simpolicy.FreshnessChart(rep, o.warmup).Write(w, format, simpolicy.PlotSize)
+		})); err != nil {
 			fmt.Fprintf(stderr, "freshcrawl simulate: %v\n", err)
 			return 1
 		}

@@ -20,22 +20,8 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/memnet"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/testtool"
 )
-
-// requireTool returns the path of an external program a test needs: the
-// test skips without it, unless FRESHCRAWL_REQUIRE_TOOLS is set (.ci/run
-// installs them and sets it), where it fails.
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("FRESHCRAWL_REQUIRE_TOOLS") != "" {
-			t.Fatalf("%s is not installed (.ci/run installs it): %v", name, err)
-		}
-		t.Skipf("%s is not installed (.ci/run installs it)", name)
-	}
-	return path
-}
 
 // liveCrawl is a crawl of a small simweb over an in-memory network, with
 // its view.
@@ -154,7 +140,7 @@ func metricValues(t *testing.T, body []byte) map[string]float64 {
 // the rate histogram counting every held page, the expectations the
 // refresh module's.
 func TestMetrics(t *testing.T) {
-	promtool := requireTool(t, "promtool")
+	promtool := testtool.Require(t, "promtool")
 	lc := startCrawl(t, 8, 60, 150)
 	h := lc.srv.Handler()
 	body := get(t, h, "/metrics")
@@ -286,4 +272,3 @@ func TestAuthority(t *testing.T) {
 		}
 	}
 }
-

@@ -88,8 +88,11 @@ function drawRates(rates) {
   const est = rates.filter(b => b.hi_per_day > 0);
   const none = rates.filter(b => b.hi_per_day === 0).reduce((a, b) => a + b.pages, 0);
   const ymax = Math.max(1, ...est.map(b => b.pages));
-  const lo = est.length ? Math.log2(est[0].lo_per_day) : 0;
-  const hi = est.length ? Math.log2(est[est.length - 1].hi_per_day) : 1;
+  // At least eight octaves wide, so that one bucket is a bar, not a wall.
+  let lo = est.length ? Math.log2(est[0].lo_per_day) : 0;
+  let hi = est.length ? Math.log2(est[est.length - 1].hi_per_day) : 8;
+  const pad = Math.max(0, (8 - (hi - lo)) / 2);
+  lo -= pad; hi += pad;
   const f = frame(ctx, c.width, c.height, lo, hi, 0, ymax, v => fmtInt(Math.round(v)));
   const bw = Math.max(2, f.x(lo + 1) - f.x(lo) - 1);
   ctx.fillStyle = blue;
@@ -113,10 +116,8 @@ function drawRates(rates) {
   }
   ctx.fillStyle = "#555";
   const perDay = v => v >= 1 ? v.toPrecision(2) + "/day" : (1 / v).toPrecision(2) + " days";
-  if (est.length) {
-    ctx.fillText(perDay(est[0].lo_per_day), f.left, c.height - 6);
-    ctx.fillText(perDay(est[est.length - 1].hi_per_day), c.width - f.right - 60, c.height - 6);
-  }
+  ctx.fillText(perDay(Math.pow(2, lo)), f.left, c.height - 6);
+  ctx.fillText(perDay(Math.pow(2, hi)), c.width - f.right - 60, c.height - 6);
   if (none) ctx.fillText(fmtInt(none) + " pages not estimated yet", f.left + 90, f.top + 12);
   c.dataset.points = est.length;
   c.dataset.curve = curve;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# listen-cost.sh — what crawl -listen costs the crawl (issue 16, acceptance
+# 6): bench/crawl-throughput.sh without and with -listen, alternated
+# ROUNDS times so that the machine's drift falls on both alike; with
+# -listen, /metrics is scraped every second and /api/status read every two
+# seconds during the crawl. It prints each run, the medians, and the ratio
+# with to without for pages/s and for CPU-seconds per 1,000 pages.
+#
+# Environment: ROUNDS [3], and crawl-throughput.sh's (HOSTS, PAGES,
+# DURATION, WORKERS, WEB_PORT).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "listen-cost: ROUNDS must be a positive whole number" >&2; exit 1; }
+
+runs=$(mktemp)
+trap 'rm -f "$runs"' EXIT
+for r in $(seq "$ROUNDS"); do
+	for l in 0 1; do
+		line=$(BRIEF=1 LISTEN=$l bash bench/crawl-throughput.sh 2>/dev/null)
+		echo "round $r $line" | tee -a "$runs"
+	done
+done
+awk '
+function median(a, n,   i, j, t) {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+	for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	l = v["listen"]; n[l]++
+	rate[l, n[l]] = v["pages/s"]; cpu[l, n[l]] = v["cpu-s/1000"]
+}
+END {
+	for (l = 0; l <= 1; l++) {
+		for (i = 1; i <= n[l]; i++) { r[i] = rate[l, i]; c[i] = cpu[l, i] }
+		mr[l] = median(r, n[l]); mc[l] = median(c, n[l])
+	}
+	printf "\n%-22s %12s %22s\n", "", "pages/s", "CPU s per 1,000 pages"
+	printf "%-22s %12.1f %22.3f\n", "without -listen", mr[0], mc[0]
+	printf "%-22s %12.1f %22.3f\n", "with -listen, scraped", mr[1], mc[1]
+	printf "%-22s %12.3f %22.3f\n", "ratio with/without", mr[1] / mr[0], mc[1] / mc[0]
+	printf "(medians of %d runs each)\n", n[0]
+}' "$runs"
