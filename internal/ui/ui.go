@@ -20,6 +20,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -80,7 +81,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, reg: prometheus.NewRegistry(), fetches: newFetchMetrics()}
 	s.status.every = 10 * time.Second
-	s.reg.MustRegister(s.fetches, collector{s}, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	s.reg.MustRegister(s.fetches, collector{s}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return s
 }
 
