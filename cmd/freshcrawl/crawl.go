@@ -490,8 +490,8 @@ func summary(st crawler.Stats) string {
 	if st.Evicted > 0 {
 		evicted = fmt.Sprintf(" (%d left for more important ones)", st.Evicted)
 	}
-	return fmt.Sprintf("%d requests (%d robots.txt, %d failed), %d fetches (%d changed, %d not modified), %d pages held%s, %d URLs seen, %d hosts, %s received",
-		st.Requests, st.Robots, st.Failures, st.Pages, st.Changed, st.NotModified, st.Held, evicted, st.Seen, st.Hosts, datadir.ByteSize(st.Bytes))
+	return fmt.Sprintf("%d requests (%d robots.txt, %d failed), %d fetches (%d changed, %d not modified), %d pages held%s, %d URLs seen (%d disallowed by robots.txt), %d hosts, %s received",
+		st.Requests, st.Robots, st.Failures, st.Pages, st.Changed, st.NotModified, st.Held, evicted, st.Seen, st.Disallowed, st.Hosts, datadir.ByteSize(st.Bytes))
 }
 
 func budgetString(b float64) string {
