@@ -133,7 +133,7 @@ func testWeb(t *testing.T) (net, seeds []string) {
 }
 
 // summaryRE reads the summary line's numbers.
-var summaryRE = regexp.MustCompile(`^freshcrawl crawl: (stopped|interrupted|finished) after \S+: (\d+) requests \((\d+) robots.txt, (\d+) failed\), (\d+) fetches \((\d+) changed, (\d+) not modified\), (\d+) pages held, (\d+) URLs seen, (\d+) hosts, .* received\n$`)
+var summaryRE = regexp.MustCompile(`^freshcrawl crawl: (stopped|interrupted|finished) after \S+: (\d+) requests \((\d+) robots.txt, (\d+) failed\), (\d+) fetches \((\d+) changed, (\d+) not modified\), (\d+) pages held, (\d+) URLs seen \((\d+) disallowed by robots.txt\), (\d+) hosts, .* received\n$`)
 
 func summaryNumbers(t *testing.T, out string) (how string, n []int64) {
 	t.Helper()
