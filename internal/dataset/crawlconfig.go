@@ -47,6 +47,7 @@ type CrawlConfig struct {
 	LogLevel       *string  `toml:"log-level"`
 	LogFormat      *string  `toml:"log-format"`
 	Progress       *string  `toml:"progress"`
+	Listen         *string  `toml:"listen"`
 }
 
 // ReadCrawlConfig reads and decodes a config file. Its errors are one
@@ -168,5 +169,6 @@ func (f *CrawlConfig) Settings(dir string) []Setting {
 	str("log-level", "log-level", f.LogLevel)
 	str("log-format", "log-format", f.LogFormat)
 	str("progress", "progress", f.Progress)
+	str("listen", "listen", f.Listen)
 	return out
 }
