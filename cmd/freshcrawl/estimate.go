@@ -14,7 +14,6 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/dataset"
-	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 // estimateOptions are the estimate command's flags.
@@ -110,18 +109,10 @@ func estimateData(o estimateOptions, p *estimatePrinter, stderr io.Writer) int {
 		n++
 		return p.page(h.URL, h)
 	})
-	switch {
-	case err == nil || errors.Is(err, errLimit):
+	if err == nil || errors.Is(err, errLimit) {
 		return 0
-	case errors.Is(err, datadir.ErrNoCrawl):
-		fmt.Fprintf(stderr, "freshcrawl estimate: %v\n", err)
-		return 2
-	case errors.Is(err, store.ErrLocked):
-		fmt.Fprintf(stderr, "freshcrawl estimate: %v\n", errInUse(o.dir))
-		return 1
 	}
-	fmt.Fprintf(stderr, "freshcrawl estimate: %v\n", err)
-	return 1
+	return readFailed("estimate", o.dir, err, stderr)
 }
 
 // maxReported is how many bad lines of a Bing file are reported one by one.

@@ -19,6 +19,7 @@ func commands() []command {
 		{"demo", "crawl an in-process synthetic web and show its true freshness live", runDemo},
 		{"crawl", "crawl the web from seeds and keep the pages found fresh", runCrawl},
 		{"status", "show what a crawl's data directory holds", runStatus},
+		{"report", "plot a stopped crawl's data directory as PNG and SVG, with an index.html", runReport},
 		{"estimate", "estimate how often each page changes, from a crawl or a Bing history file", runEstimate},
 		{"accuracy", "measure the change-rate estimators' accuracy on synthetic pages", runAccuracy},
 		{"allocate", "divide a fetch budget among pages for freshness, age or embarrassment", runAllocate},

@@ -2,14 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/datadir"
-	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/ui"
 )
 
@@ -33,16 +31,8 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		return statusAt(addr, asJSON, stdout, stderr)
 	}
 	st, err := datadir.ReadStatus(dir, time.Now())
-	switch {
-	case errors.Is(err, datadir.ErrNoCrawl):
-		fmt.Fprintf(stderr, "freshcrawl status: %v\n", err)
-		return 2
-	case errors.Is(err, store.ErrLocked):
-		fmt.Fprintf(stderr, "freshcrawl status: %v\n", errInUse(dir))
-		return 1
-	case err != nil:
-		fmt.Fprintf(stderr, "freshcrawl status: %v\n", err)
-		return 1
+	if err != nil {
+		return readFailed("status", dir, err, stderr)
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)

@@ -73,7 +73,8 @@ func TestStatusEmpty(t *testing.T) {
 }
 
 // A data directory whose store another process (or this one) has open is
-// reported in one line, exit status 1; so is a crawl started on it.
+// reported in one line, exit status 1, by status and report; so is a
+// crawl started on it.
 func TestStatusInUse(t *testing.T) {
 	dir := newStore(t)
 	check := func(t *testing.T, command string) {
@@ -96,6 +97,7 @@ func TestStatusInUse(t *testing.T) {
 		}
 		defer s.Close()
 		check(t, "status")
+		check(t, "report")
 		check(t, "crawl")
 	})
 	t.Run("another process", func(t *testing.T) {
@@ -137,6 +139,7 @@ func TestStatusInUse(t *testing.T) {
 			t.Fatal("the helper process did not open the store within 10 s")
 		}
 		check(t, "status")
+		check(t, "report")
 		check(t, "crawl")
 	})
 }

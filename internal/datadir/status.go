@@ -1,9 +1,9 @@
 // Package datadir reads a crawl's data directory (state/, the Pebble
 // store, and warc/, the WARC files) without changing it, for the commands
 // that report on a crawl that is not running: its status, the visit
-// histories of its pages, its link graph. The crawler writes the
-// directory (internal/crawler); the store defines its layout
-// (internal/store).
+// histories of its pages, its link graph, its activity over time. The
+// crawler writes the directory (internal/crawler); the store defines its
+// layout (internal/store).
 package datadir
 
 import (

@@ -1,16 +1,18 @@
-// Package figure draws the line charts of freshcrawl's reports and
-// reproductions on gonum/plot, as PNG or SVG: one Panel alone (a chart with
-// its legend inside), or a Grid of panels sharing one legend. Callers
+// Package figure draws the charts of freshcrawl's reports and
+// reproductions on gonum/plot, as PNG or SVG: lines, scattered marks and
+// bars (histograms, categories), on linear or log axes, in one Panel
+// alone (a chart with its legend inside), or a Grid of panels sharing one
+// legend. Callers
 // describe what to draw with this package's types and never touch
 // gonum/plot, so the plotting scaffolding (canvases, formats, styles)
 // lives here once.
 package figure
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -81,6 +83,9 @@ type Line struct {
 	Dashes []float64
 	// Mark is drawn at each point, in the line's colour.
 	Mark Mark
+	// Scatter draws the marks alone, without the line joining them; a
+	// scatter without a Mark has Circles.
+	Scatter bool
 }
 
 // Axis is one axis of a panel.
@@ -92,17 +97,34 @@ type Axis struct {
 	// Log draws the axis on a logarithmic scale.
 	Log bool
 	// Ticks, when given, are the only values marked, each labelled with
-	// its shortest decimal form.
-	Ticks []float64
+	// its shortest decimal form, or with its TickLabels entry when there
+	// are as many of those. Without Ticks a log axis labels its powers
+	// of ten, a linear one five to ten round values.
+	Ticks      []float64
+	TickLabels []string
 }
 
-// Panel is one chart: a title, two axes and the lines, drawn in order over
-// a background grid.
+// Panel is one chart: a title, two axes, the bars and then the lines,
+// drawn in order over a background grid.
 type Panel struct {
 	Title string
 	X, Y  Axis
+	Bars  []Bars
 	Lines []Line
+	// Legend is the corner the legend of a panel drawn alone sits in.
+	Legend Corner
 }
+
+// Corner is a corner of a panel's plotting area.
+type Corner uint8
+
+// The corners; the zero Corner is BottomRight.
+const (
+	BottomRight Corner = iota
+	TopRight
+	TopLeft
+	BottomLeft
+)
 
 // Size is a figure's size and, for PNG, its resolution.
 type Size struct {
@@ -144,22 +166,24 @@ func write(w io.Writer, format string, size Size, drawFn func(draw.Canvas) error
 }
 
 // plot builds the panel's gonum plot and returns with it the legend
-// thumbnails of its named lines, in order. A panel of a grid (inGrid)
-// has larger text and lighter grid lines, and no legend of its own: the
-// grid's legend is drawn beside it.
+// thumbnails of its named bars and lines, in order. A panel of a grid
+// (inGrid) has larger text and lighter grid lines, and no legend of its
+// own: the grid's legend is drawn beside it.
 func (p Panel) plot(inGrid bool) (*plot.Plot, [][]plot.Thumbnailer, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
 	pl.X.Label.Text, pl.Y.Label.Text = p.X.Label, p.Y.Label
+	pl.Legend.Top, pl.Legend.Left = p.Legend == TopRight || p.Legend == TopLeft, p.Legend == TopLeft || p.Legend == BottomLeft
 	for _, a := range []struct {
 		ax   *plot.Axis
 		spec Axis
 	}{{&pl.X, p.X}, {&pl.Y, p.Y}} {
+		a.ax.Tick.Marker = linearTicks{}
 		if a.spec.Log {
-			a.ax.Scale = plot.LogScale{}
+			a.ax.Tick.Marker = logTicks{}
 		}
 		if a.spec.Ticks != nil {
-			a.ax.Tick.Marker = ticks(a.spec.Ticks)
+			a.ax.Tick.Marker = a.spec.ticks()
 		}
 	}
 	grid := plotter.NewGrid()
@@ -173,28 +197,49 @@ func (p Panel) plot(inGrid bool) (*plot.Plot, [][]plot.Thumbnailer, error) {
 		grid.Horizontal.Color = color.Gray{0xe0}
 	}
 	pl.Add(grid)
+	thumbs, err := p.add(pl, !inGrid)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Add widens the axes to the data, so a fixed range is set last.
+	if p.X.Min != 0 || p.X.Max != 0 {
+		pl.X.Min, pl.X.Max = p.X.at(p.X.Min), p.X.at(p.X.Max)
+	}
+	if p.Y.Min != 0 || p.Y.Max != 0 {
+		pl.Y.Min, pl.Y.Max = p.Y.at(p.Y.Min), p.Y.at(p.Y.Max)
+	}
+	return pl, thumbs, nil
+}
+
+// add adds the panel's bars, then its lines, to pl, each at its place on
+// the panel's axes, and returns the legend thumbnails of the named ones;
+// with legend, they are entered in pl's legend too.
+func (p Panel) add(pl *plot.Plot, legend bool) ([][]plot.Thumbnailer, error) {
 	var thumbs [][]plot.Thumbnailer
+	for _, b := range p.Bars {
+		bp := barPlotter(b.on(p.X, p.Y))
+		pl.Add(&bp)
+		if b.Name != "" {
+			if legend {
+				pl.Legend.Add(b.Name, &bp)
+			}
+			thumbs = append(thumbs, []plot.Thumbnailer{&bp})
+		}
+	}
 	for _, l := range p.Lines {
-		th, err := l.add(pl)
+		th, err := l.on(p.X, p.Y).add(pl)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if l.Name == "" {
 			continue
 		}
-		if !inGrid {
+		if legend {
 			pl.Legend.Add(l.Name, th...)
 		}
 		thumbs = append(thumbs, th)
 	}
-	// Add widens the axes to the data, so a fixed range is set last.
-	if p.X.Min != 0 || p.X.Max != 0 {
-		pl.X.Min, pl.X.Max = p.X.Min, p.X.Max
-	}
-	if p.Y.Min != 0 || p.Y.Max != 0 {
-		pl.Y.Min, pl.Y.Max = p.Y.Min, p.Y.Max
-	}
-	return pl, thumbs, nil
+	return thumbs, nil
 }
 
 // add adds the line, and its marks if it has any, to pl and returns what
@@ -203,6 +248,9 @@ func (l Line) add(pl *plot.Plot) ([]plot.Thumbnailer, error) {
 	xys := make(plotter.XYs, len(l.Points))
 	for i, pt := range l.Points {
 		xys[i] = plotter.XY{X: pt.X, Y: pt.Y}
+	}
+	if l.Scatter {
+		return l.addScatter(pl, xys)
 	}
 	var line *plotter.Line
 	var marks *plotter.Scatter
@@ -238,11 +286,19 @@ func (l Line) add(pl *plot.Plot) ([]plot.Thumbnailer, error) {
 	return []plot.Thumbnailer{line, marks}, nil
 }
 
-// ticks marks exactly the given values.
-func ticks(vs []float64) plot.ConstantTicks {
-	t := make([]plot.Tick, len(vs))
-	for i, v := range vs {
-		t[i] = plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)}
+// addScatter adds the line's marks alone to pl and returns what its
+// legend entry shows.
+func (l Line) addScatter(pl *plot.Plot, xys plotter.XYs) ([]plot.Thumbnailer, error) {
+	marks, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil, fmt.Errorf("plot %s: %w", l.Name, err)
 	}
-	return t
+	marks.Color = l.Color
+	if marks.Color == nil {
+		marks.Color = Black
+	}
+	marks.Shape = cmp.Or(l.Mark, Circle).glyph()
+	marks.Radius = vg.Points(markRadius)
+	pl.Add(marks)
+	return []plot.Thumbnailer{marks}, nil
 }

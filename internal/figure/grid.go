@@ -12,8 +12,9 @@ import (
 )
 
 // Grid is a figure of panels in rows and columns under one title, with one
-// legend on the right for all of them: the named lines of the first panel,
-// which the other panels are expected to repeat in the same styles.
+// legend on the right for all of them: the named bars and lines of the
+// first panel, which the other panels are expected to repeat in the same
+// styles.
 type Grid struct {
 	Title string
 	// Panels are the rows of panels, each row as long as the first.
@@ -68,18 +69,25 @@ func (g Grid) draw(dc draw.Canvas) error {
 	return nil
 }
 
-// drawLegend draws the legend of the first panel's named lines, and the
-// note under it, in the column right of the panels.
+// drawLegend draws the legend of the first panel's named bars and lines,
+// and the note under it, in the column right of the panels.
 func (g Grid) drawLegend(dc draw.Canvas, thumbs [][]plot.Thumbnailer) {
 	leg := plot.NewLegend()
 	leg.Top, leg.Left = true, true
 	leg.TextStyle.Font.Size = vg.Points(13)
 	leg.ThumbnailWidth = vg.Points(30)
 	leg.Padding = vg.Points(6)
-	k := 0
+	var names []string
+	for _, b := range g.Panels[0][0].Bars {
+		names = append(names, b.Name)
+	}
 	for _, l := range g.Panels[0][0].Lines {
-		if l.Name != "" {
-			leg.Add(l.Name, thumbs[k]...)
+		names = append(names, l.Name)
+	}
+	k := 0
+	for _, name := range names {
+		if name != "" {
+			leg.Add(name, thumbs[k]...)
 			k++
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,17 @@ func Listen(address string) (*Listener, error) {
 		return nil, fmt.Errorf("memnet: listen %q: want a numeric ip:port", address)
 	}
 	return &Listener{addr: a, conns: make(chan net.Conn), closed: make(chan struct{})}, nil
+}
+
+// Serve serves h over a new listener of address, as Listen's, until stop
+// is called; a crawler reaches it through the listener's Dial.
+func Serve(address string, h http.Handler) (l *Listener, stop func(), err error) {
+	if l, err = Listen(address); err != nil {
+		return nil, nil, err
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(l)
+	return l, func() { srv.Close() }, nil
 }
 
 // Accept waits for the next connection a Dial makes, or for Close.

@@ -121,3 +121,28 @@ func TestListenNeedsNumericAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestServe answers a request over a listener Serve made, and none after
+// stop.
+func TestServe(t *testing.T) {
+	l, stop, err := Serve("127.0.0.1:80", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "hello")
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: l.Dial}}
+	resp, err := client.Get("http://" + l.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "hello" {
+		t.Errorf("body %q, want hello", body)
+	}
+	stop()
+	if _, err := client.Get("http://" + l.Addr().String() + "/x"); err == nil {
+		t.Error("a request after stop was answered")
+	}
+}
