@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,22 +29,7 @@ import (
 // freshcrawl-dashboard.png in the system's temporary directory).
 func TestDashboard(t *testing.T) {
 	chromium := testtool.Require(t, "chromium")
-	cmd := exec.Command(os.Args[0], "demo", "-hosts", "10", "-pages", "60", "-budget", "40", "-for", "120s",
-		"-progress", "1s", "-listen", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "FRESHCRAWL_AS_MAIN=1", "TMPDIR="+t.TempDir())
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGINT)
-		cmd.Wait()
-	}()
-	url := dashboardURL(t, bufio.NewReader(out))
-	go func() { _, _ = bufio.NewReader(out).WriteTo(new(bytes.Buffer)) }()
+	url := demoDashboard(t, "-hosts", "10", "-pages", "60", "-budget", "40", "-for", "120s", "-progress", "1s")
 
 	// Wait for a few samples, rate estimates and hosts to draw.
 	deadline := time.Now().Add(60 * time.Second)
@@ -116,6 +102,38 @@ func TestDashboard(t *testing.T) {
 		before.Live.Held, after.Live.Held, before.Live.Requests, after.Live.Requests)
 }
 
+// startDemo runs the demo with args as a process of its own (TestMain),
+// its temporary directory under the test's, and returns its standard
+// output. The demo is interrupted and waited for when the test ends.
+func startDemo(t *testing.T, args ...string) io.ReadCloser {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"demo"}, args...)...)
+	cmd.Env = append(os.Environ(), "FRESHCRAWL_AS_MAIN=1", "TMPDIR="+t.TempDir())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+	})
+	return out
+}
+
+// demoDashboard starts the demo with args and its dashboard on a free
+// loopback port, and returns the dashboard's URL; the rest of the demo's
+// output is read and dropped.
+func demoDashboard(t *testing.T, args ...string) string {
+	t.Helper()
+	r := bufio.NewReader(startDemo(t, append(args, "-listen", "127.0.0.1:0")...))
+	url := dashboardURL(t, r)
+	go func() { _, _ = r.WriteTo(io.Discard) }()
+	return url
+}
+
 // dashboardURL reads the demo's header up to the dashboard's URL.
 func dashboardURL(t *testing.T, r *bufio.Reader) string {
 	t.Helper()
@@ -173,21 +191,7 @@ func attr(t *testing.T, dom []byte, id, name string) float64 {
 // table and the running figures, or with -json the /api/status document;
 // an address where no crawl answers is one line and exit 1.
 func TestStatusAddr(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "demo", "-hosts", "5", "-pages", "40", "-budget", "40", "-for", "60s", "-listen", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "FRESHCRAWL_AS_MAIN=1", "TMPDIR="+t.TempDir())
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGINT)
-		cmd.Wait()
-	}()
-	url := dashboardURL(t, bufio.NewReader(out))
-	go func() { _, _ = bufio.NewReader(out).WriteTo(new(bytes.Buffer)) }()
+	url := demoDashboard(t, "-hosts", "5", "-pages", "40", "-budget", "40", "-for", "60s")
 	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
 
 	var stdout, stderr bytes.Buffer
