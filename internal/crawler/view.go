@@ -43,7 +43,12 @@ type HostView struct {
 // delay (or a Retry-After) with work to do, Ready with work they may
 // start now, or Idle without work.
 type HostCounts struct {
-	All, Busy, BackingOff, Waiting, Ready, Idle int
+	All        int `json:"all"`
+	Busy       int `json:"busy"`
+	BackingOff int `json:"backing_off"`
+	Waiting    int `json:"waiting"`
+	Ready      int `json:"ready"`
+	Idle       int `json:"idle"`
 }
 
 // Hosts returns the top hosts with the most new URLs queued (ties to the

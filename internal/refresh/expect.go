@@ -28,14 +28,28 @@ const (
 	expectRate    = expectPrefix + "rate/"   // + octave: the rate histogram
 )
 
-// RateOctaves is the number of octave buckets of the rate histogram: an
-// estimated rate r > 0 (per second) is counted in bucket
-// clamp(⌊log2 r⌋ − MinRateOctave, 1, RateOctaves−1), bucket 0 holds the
-// pages without an estimate.
+// RateOctaves is the number of octave buckets of the rate histogram, in
+// changes per day: an estimated rate r > 0 (per second) is counted in
+// bucket clamp(⌊log2(86400 r)⌋ − MinRateOctave + 1, 1, RateOctaves−1),
+// which holds the rates in [2^(k−1+MinRateOctave), 2^(k+MinRateOctave))
+// a day; bucket 0 holds the pages without an estimate.
 const (
 	RateOctaves   = 48
-	MinRateOctave = -36 // 2^-36/s: once in 2,000 years
+	MinRateOctave = -20 // 2^-20 a day: once in 2,900 years
 )
+
+// RateOctave is the rate histogram's bucket of an estimated rate, in
+// changes per second.
+func RateOctave(rate float64) int {
+	if !(rate > 0) {
+		return 0
+	}
+	k := int(math.Floor(math.Log2(rate*86400))) - MinRateOctave + 1
+	return min(max(k, 1), RateOctaves-1)
+}
+
+// OctaveRate is the lower edge of bucket k ≥ 1, in changes per day.
+func OctaveRate(k int) float64 { return math.Exp2(float64(k - 1 + MinRateOctave)) }
 
 // expectation is one held page's share of the sums.
 type expectation struct {
@@ -59,19 +73,6 @@ func expectationOf(p *store.Page) expectation {
 	}
 	return e
 }
-
-// RateOctave is the rate histogram's bucket of an estimated rate, in
-// changes per second.
-func RateOctave(rate float64) int {
-	if !(rate > 0) {
-		return 0
-	}
-	k := int(math.Floor(math.Log2(rate))) - MinRateOctave
-	return min(max(k, 1), RateOctaves-1)
-}
-
-// OctaveRate is the lower edge of bucket k ≥ 1, in changes per second.
-func OctaveRate(k int) float64 { return math.Exp2(float64(k + MinRateOctave)) }
 
 // expectSums is the collection's sums in memory.
 type expectSums struct {

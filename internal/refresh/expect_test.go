@@ -35,6 +35,16 @@ func TestExpected(t *testing.T) {
 		t.Errorf("age at λI = 1, I = 1 h: %g s, want I(1/2 − 1 + 1 − 1/e) = %g s", float64(e.age)/1e3, want)
 	}
 
+	for _, perDay := range []float64{1e-5, 0.01, 0.5, 1, 1.5, 2, 7, 1000, 1e6} {
+		k := RateOctave(perDay / 86400)
+		if lo := OctaveRate(k); !(lo <= perDay*(1+1e-12) && perDay < 2*lo) {
+			t.Errorf("rate %g/day in bucket %d of [%g, %g)", perDay, k, lo, 2*lo)
+		}
+	}
+	if k := RateOctave(1.0 / 86400); OctaveRate(k) != 1 {
+		t.Errorf("1 a day: bucket from %g, want 1", OctaveRate(k))
+	}
+
 	rng := rand.New(rand.NewPCG(1, 2))
 	rows := map[string]store.Page{}
 	for step := range 3000 {

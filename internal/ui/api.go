@@ -204,10 +204,10 @@ func (s *Server) rates() []RateBucket {
 		b := RateBucket{Pages: n}
 		if k > 0 {
 			lo := refresh.OctaveRate(k)
-			b.Lo, b.Hi = lo*86400, 2*lo*86400
+			b.Lo, b.Hi = lo, 2*lo
 			switch {
 			case pl != nil:
-				b.Interval = pl.Interval(lo*math.Sqrt2, 1)
+				b.Interval = pl.Interval(lo*math.Sqrt2/86400, 1)
 			case s.cfg.Policy == string(refresh.Uniform) || s.cfg.Policy == string(refresh.RoundRobin):
 				b.Interval = m.Uniform().Seconds()
 			}

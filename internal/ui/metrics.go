@@ -175,7 +175,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 
 // rateHistogram is the held pages' rate histogram as a Prometheus
 // histogram in changes per day: bucket k ≥ 1 of refresh.RateHistogram
-// ends at OctaveRate(k+1); pages without an estimate count at rate 0.
+// ends at OctaveRate(k+1), a power of two; pages without an estimate
+// count at rate 0.
 func rateHistogram(h [refresh.RateOctaves]int64) prometheus.Metric {
 	buckets := make(map[float64]uint64, len(h))
 	var total uint64
@@ -183,12 +184,12 @@ func rateHistogram(h [refresh.RateOctaves]int64) prometheus.Metric {
 	for k, n := range h {
 		total += uint64(n)
 		if k > 0 {
-			sum += float64(n) * refresh.OctaveRate(k) * math.Sqrt2 * 86400
+			sum += float64(n) * refresh.OctaveRate(k) * math.Sqrt2
 		}
 		if k == 0 {
 			buckets[0] = total
 		} else {
-			buckets[refresh.OctaveRate(k+1)*86400] = total
+			buckets[refresh.OctaveRate(k+1)] = total
 		}
 	}
 	return prometheus.MustNewConstHistogram(descRates, total, sum, buckets)

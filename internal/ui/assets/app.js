@@ -168,8 +168,8 @@ function render(d) {
   drawRates(d.rates || []);
 
   const hs = d.host_states;
-  show("host-states", hs.All, fmtInt(hs.All) + " hosts: " + hs.Busy + " busy, " + hs.Waiting + " waiting on their delay, " +
-    hs.Ready + " ready, " + hs.BackingOff + " backing off, " + hs.Idle + " idle; robots.txt available on " +
+  show("host-states", hs.all, fmtInt(hs.all) + " hosts: " + hs.busy + " busy, " + hs.waiting + " waiting on their delay, " +
+    hs.ready + " ready, " + hs.backing_off + " backing off, " + hs.idle + " idle; robots.txt available on " +
     d.robots.available + ", none on " + d.robots.unavailable + ", unreachable on " + d.robots.unreachable);
   rows("hosts", d.hosts || [], h => [[h.name], [fmtInt(h.urls_queued)], [fmtTime(h.next_revisit)],
     [fmtDuration(h.delay_seconds)], [String(h.consecutive_failures)],
