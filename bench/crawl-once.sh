@@ -48,6 +48,7 @@ for _ in $(seq 100); do
 	curl -fs "http://127.0.0.1:$CONTROL_PORT/clock" >/dev/null 2>&1 && break
 	sleep 0.1
 done
+curl -fs "http://127.0.0.1:$CONTROL_PORT/clock" >/dev/null 2>&1 || die "simweb did not start: $(cat "$tmp/simweb.log")"
 curl -fs "http://127.0.0.1:$CONTROL_PORT/hosts" | grep -o '"name": *"[^"]*"' |
 	sed 's/.*"\([^"]*\)"$/http:\/\/\1\//' >"$tmp/seeds.txt"
 served=$(curl -fs "http://127.0.0.1:$CONTROL_PORT/snapshot" | wc -l)
@@ -80,3 +81,10 @@ printf '%-40s %s\n' "delay violations (gap < $DELAY)" "$(field delay_violations)
 printf '%-40s %s\n' "concurrency violations (> 1 in flight)" "$(field concurrency_violations)"
 printf '%-40s %s\n' "Crawl-delay violations" "$(field crawl_delay_violations)"
 printf '%-40s %s\n' "robots.txt-disallowed requests" "$(field disallowed_requests)"
+violations=$(( $(field delay_violations) + $(field concurrency_violations) + $(field crawl_delay_violations) + $(field disallowed_requests) ))
+if [[ $code == 0 && $held == $((served - ${disallowed:-0})) && $violations == 0 ]]; then
+	printf '%-40s %s\n' "verdict" "ok: exit 0, every page robots.txt allows held, no violation"
+else
+	printf '%-40s %s\n' "verdict" "FAILED: exit $code, $held held of $((served - ${disallowed:-0})) allowed, $violations violations"
+	exit 1
+fi

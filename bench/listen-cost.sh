@@ -14,10 +14,15 @@ ROUNDS=${ROUNDS:-3}
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "listen-cost: ROUNDS must be a positive whole number" >&2; exit 1; }
 
 runs=$(mktemp)
-trap 'rm -f "$runs"' EXIT
+errs=$(mktemp)
+trap 'rm -f "$runs" "$errs"' EXIT
 for r in $(seq "$ROUNDS"); do
 	for l in 0 1; do
-		line=$(BRIEF=1 LISTEN=$l bash bench/crawl-throughput.sh 2>/dev/null)
+		if ! line=$(BRIEF=1 LISTEN=$l bash bench/crawl-throughput.sh 2>"$errs"); then
+			cat "$errs" >&2
+			echo "listen-cost: round $r with LISTEN=$l failed" >&2
+			exit 1
+		fi
 		echo "round $r $line" | tee -a "$runs"
 	done
 done

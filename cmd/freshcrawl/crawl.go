@@ -393,6 +393,7 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 	finish()
 	close(done)
 	<-progressDone
+	view.stop()
 	st := c.Stats()
 	closeErr := c.Close()
 	fmt.Fprintf(stdout, "freshcrawl crawl: %s after %v: %s\n", o.ended(ctx, runErr, st), time.Since(start).Round(100*time.Millisecond), summary(st))

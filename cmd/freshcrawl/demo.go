@@ -170,20 +170,20 @@ func (d *demo) observe(e crawler.Event) {
 }
 
 // dashboard serves the crawl's view on -listen, simweb's true freshness
-// of the held pages beside the crawler's expectation, and returns its URL.
-func (d *demo) dashboard(ctx context.Context, o demoOptions, c *crawler.Crawler, dataDir string) (string, error) {
+// of the held pages beside the crawler's expectation, and returns its URL
+// and what stops it (before the crawl closes).
+func (d *demo) dashboard(ctx context.Context, o demoOptions, c *crawler.Crawler, dataDir string) (string, func(), error) {
 	if o.listen == "" {
-		return "", nil
+		return "", func() {}, nil
 	}
 	srv := ui.New(ui.Config{Crawl: c, Dir: dataDir, Policy: string(o.policy), Objective: string(o.objective),
 		Truth: func() float64 { return d.quality().Freshness }})
-	var cancel context.CancelFunc
-	addr, err := serveUI(ctx, srv, o.listen, &cancel)
+	addr, stop, err := serveUI(ctx, srv, o.listen)
 	if err != nil {
-		return "", fmt.Errorf("-listen: %w", err)
+		return "", nil, fmt.Errorf("-listen: %w", err)
 	}
 	d.view = srv
-	return fmt.Sprintf("http://%s/", addr), nil
+	return fmt.Sprintf("http://%s/", addr), stop, nil
 }
 
 func (d *demo) quality() simweb.Quality {
@@ -256,13 +256,14 @@ func (d *demo) run(ctx context.Context, o demoOptions) int {
 	if err != nil {
 		return fail(err)
 	}
-	view, err := d.dashboard(ctx, o, c, dataDir)
+	view, stopView, err := d.dashboard(ctx, o, c, dataDir)
 	if err != nil {
 		c.Close()
 		return fail(err)
 	}
 	d.header(o, dataDir, addr, pages, view)
 	live, runErr := d.watch(ctx, c, o, pages)
+	stopView()
 	if cerr := c.Close(); runErr == nil {
 		runErr = cerr
 	}

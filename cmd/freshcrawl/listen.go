@@ -15,8 +15,8 @@ import (
 
 // uiHook is crawl -listen's view of the crawl: nil until it starts.
 type uiHook struct {
-	srv    *ui.Server
-	cancel context.CancelFunc
+	srv  *ui.Server
+	halt func()
 }
 
 // observe is the crawler's OnFetch under -listen.
@@ -33,7 +33,8 @@ func (h *uiHook) start(ctx context.Context, o crawlOptions, c *crawler.Crawler, 
 		return nil
 	}
 	h.srv = ui.New(ui.Config{Crawl: c, Dir: o.dataDir, Policy: o.policy, Objective: o.objective})
-	addr, err := serveUI(ctx, h.srv, o.listen, &h.cancel)
+	addr, halt, err := serveUI(ctx, h.srv, o.listen)
+	h.halt = halt
 	if err != nil {
 		return usagef("-listen: %v", err)
 	}
@@ -41,24 +42,20 @@ func (h *uiHook) start(ctx context.Context, o crawlOptions, c *crawler.Crawler, 
 	return nil
 }
 
+// stop stops serving the view, before the crawl closes.
 func (h *uiHook) stop() {
-	if h.cancel != nil {
-		h.cancel()
+	if h.halt != nil {
+		h.halt()
 	}
 }
 
 // serveUI serves srv on addr (a bare :port on loopback) until ctx ends or
-// *cancel is called.
-func serveUI(ctx context.Context, srv *ui.Server, addr string, cancel *context.CancelFunc) (net.Addr, error) {
+// the stop it returns is called.
+func serveUI(ctx context.Context, srv *ui.Server, addr string) (net.Addr, func(), error) {
 	if strings.HasPrefix(addr, ":") {
 		addr = "127.0.0.1" + addr
 	}
-	ctx, *cancel = context.WithCancel(ctx)
-	a, err := srv.Listen(ctx, addr)
-	if err != nil {
-		(*cancel)()
-	}
-	return a, err
+	return srv.Listen(ctx, addr)
 }
 
 // startProfile starts a CPU profile to path, if one is asked for, and

@@ -60,8 +60,11 @@ func statusAt(addr string, asJSON bool, stdout, stderr io.Writer) int {
 		stdout.Write(raw)
 		return 0
 	}
-	if doc.Status != nil {
+	switch {
+	case doc.Status != nil:
 		doc.Status.WriteText(stdout, time.Now())
+	case doc.StatusError != "":
+		fmt.Fprintf(stdout, "the crawl could not read its state: %s\n", doc.StatusError)
 	}
 	doc.Live.WriteText(stdout)
 	return 0

@@ -61,16 +61,16 @@ func (c *Crawler) Hosts(top int, now time.Time) ([]HostView, HostCounts) {
 	c.sched.mu.Lock()
 	defer c.sched.mu.Unlock()
 	for _, h := range c.sched.hosts {
+		v := HostView{Name: h.Name, Queued: h.queued, Due: h.due, Ready: h.ready, Delay: h.Delay, Fails: h.fails, Busy: h.busy}
 		n.All++
-		work := h.queued > 0 || !h.due.IsZero() && !h.due.After(now)
-		switch {
-		case h.busy:
+		switch v.State(now) {
+		case Busy:
 			n.Busy++
-		case h.fails > 0:
+		case BackingOff:
 			n.BackingOff++
-		case !work:
+		case Idle:
 			n.Idle++
-		case h.ready.After(now):
+		case Waiting:
 			n.Waiting++
 		default:
 			n.Ready++
@@ -78,7 +78,6 @@ func (c *Crawler) Hosts(top int, now time.Time) ([]HostView, HostCounts) {
 		if top <= 0 {
 			continue
 		}
-		v := HostView{Name: h.Name, Queued: h.queued, Due: h.due, Ready: h.ready, Delay: h.Delay, Fails: h.fails, Busy: h.busy}
 		i, _ := slices.BinarySearchFunc(views, v, before)
 		if i < top {
 			views = slices.Insert(views, i, v)
@@ -86,6 +85,31 @@ func (c *Crawler) Hosts(top int, now time.Time) ([]HostView, HostCounts) {
 		}
 	}
 	return views, n
+}
+
+// The states of a host (HostView.State).
+const (
+	Busy       = "busy"        // a request of it in flight
+	BackingOff = "backing_off" // after failed requests
+	Idle       = "idle"        // no work to do
+	Waiting    = "waiting"     // work, held back by its delay or a Retry-After
+	Ready      = "ready"       // work it may start now
+)
+
+// State is what the host is doing at now: Busy, BackingOff, Idle,
+// Waiting or Ready, in that order of precedence.
+func (v HostView) State(now time.Time) string {
+	switch {
+	case v.Busy:
+		return Busy
+	case v.Fails > 0:
+		return BackingOff
+	case v.Queued == 0 && (v.Due.IsZero() || v.Due.After(now)):
+		return Idle
+	case v.Ready.After(now):
+		return Waiting
+	}
+	return Ready
 }
 
 // before orders host views for Hosts: more queued first, then the earlier

@@ -26,6 +26,11 @@ const (
 	expectPlanned = expectPrefix + "planned" // pages with a revisit interval
 	expectOthers  = expectPrefix + "others"  // held pages without one
 	expectRate    = expectPrefix + "rate/"   // + octave: the rate histogram
+	// expectBasisSetting names the rule the counters were summed under
+	// (the closed forms, the buckets); a crawl summed under another
+	// rebuilds them.
+	expectBasisSetting = "expect-basis"
+	expectBasis        = "fixed-order/octave-per-day"
 )
 
 // RateOctaves is the number of octave buckets of the rate histogram, in
@@ -132,7 +137,7 @@ func (m *Module) Expected() Expected {
 func (m *Module) RateHistogram() [RateOctaves]int64 {
 	var h [RateOctaves]int64
 	for k := range h {
-		h[k] = m.expect.rates[k].Load()
+		h[k] = max(m.expect.rates[k].Load(), 0)
 	}
 	return h
 }
@@ -160,7 +165,11 @@ func (m *Module) openExpect() error {
 	if err != nil {
 		return fmt.Errorf("refresh: %w", err)
 	}
-	if v[2]+v[3] != m.size.Held() {
+	was, _, err := m.store.Setting(expectBasisSetting)
+	if err != nil {
+		return fmt.Errorf("refresh: %w", err)
+	}
+	if v[2]+v[3] != m.size.Held() || was != expectBasis {
 		return m.rebuildExpect(v, rates)
 	}
 	m.setExpect(v, rates)
@@ -205,6 +214,10 @@ func (m *Module) rebuildExpect(old [4]int64, oldRates [RateOctaves]int64) error 
 	}
 	for k := range rates {
 		txn.Add(expectRate+strconv.Itoa(k), rates[k]-oldRates[k])
+	}
+	if err := txn.SetSetting(expectBasisSetting, expectBasis); err != nil {
+		txn.Abort()
+		return fmt.Errorf("refresh: rebuild expectation: %w", err)
 	}
 	if err := txn.Commit(); err != nil {
 		return fmt.Errorf("refresh: rebuild expectation: %w", err)

@@ -73,13 +73,21 @@ func TestExpected(t *testing.T) {
 		}
 	}
 	held, _ := s.Held()
-	for _, name := range []string{"reopened", "rebuilt"} {
-		if name == "rebuilt" {
-			txn := s.Begin()
+	for _, name := range []string{"reopened", "rebuilt", "rebuilt under a new basis"} {
+		txn := s.Begin()
+		switch name {
+		case "rebuilt":
 			txn.Add(expectPlanned, 7) // the counters no longer account for the held pages
-			if err := txn.Commit(); err != nil {
+		case "rebuilt under a new basis":
+			// Counters summed under another rule: the page counts agree,
+			// the buckets do not.
+			txn.Add(expectRate+"5", 3)
+			if err := txn.SetSetting(expectBasisSetting, "an older rule"); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if err := txn.Commit(); err != nil {
+			t.Fatal(err)
 		}
 		m2, err := Open(Config{Budget: 1}, s, fixedSize{held: held})
 		if err != nil {

@@ -97,7 +97,8 @@ func wait(p *store.Page, iv time.Duration, now time.Time) time.Time {
 type uniform struct{ m *Module }
 
 func (u uniform) Next(_ *Host, p *store.Page, _, _ bool, now time.Time) {
-	p.NextDue = now.Add(u.m.Uniform())
+	iv := u.m.Uniform()
+	p.NextDue, p.Interval = now.Add(iv), iv.Seconds()
 }
 
 func (u uniform) Interval(*Host, *store.Page) time.Duration { return u.m.Uniform() }
@@ -211,7 +212,11 @@ func (s stormCrawler) Retry(p *store.Page) time.Duration {
 // planned.
 type roundRobin struct{ m *Module }
 
-func (roundRobin) Next(_ *Host, p *store.Page, _, _ bool, now time.Time) { p.NextDue = now }
+// Next makes p due at once; its interval, as far as the expectation of the
+// collection goes (expect.go), is the cycle's: the uniform one.
+func (r roundRobin) Next(_ *Host, p *store.Page, _, _ bool, now time.Time) {
+	p.NextDue, p.Interval = now, r.m.Uniform().Seconds()
+}
 
 func (r roundRobin) Interval(*Host, *store.Page) time.Duration { return r.m.Uniform() }
 

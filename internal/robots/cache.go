@@ -168,6 +168,18 @@ func (c *Cache) Len() int {
 	return c.lru.Len()
 }
 
+// Peek returns the entry for key, if the cache has one, without making it
+// the most recently used.
+func (c *Cache) Peek(key string) (Entry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.items[key]
+	if !ok {
+		return Entry{}, false
+	}
+	return el.Value.(*cacheItem).entry, true
+}
+
 // Each calls fn with every entry and its key, most recently used first,
 // without changing their order. fn must not call the cache.
 func (c *Cache) Each(fn func(key string, e Entry)) {

@@ -3,7 +3,6 @@ package ui
 import (
 	"math"
 	"net"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -61,10 +60,11 @@ type Live struct {
 	// Expected is the mean time-averaged freshness and age (seconds) the
 	// crawler expects of its held pages from its own estimates and
 	// intervals, over Planned pages (Unplanned have no revisit).
-	Expected  float64 `json:"expected_freshness"`
-	Age       float64 `json:"expected_age_seconds"`
-	Planned   int64   `json:"pages_planned"`
-	Unplanned int64   `json:"pages_unplanned"`
+	// Both are null while no page has an interval.
+	Expected  *float64 `json:"expected_freshness"`
+	Age       *float64 `json:"expected_age_seconds"`
+	Planned   int64    `json:"pages_planned"`
+	Unplanned int64    `json:"pages_unplanned"`
 	// Truth is the held pages' true freshness, where it is known (demo).
 	Truth *float64 `json:"true_freshness,omitempty"`
 }
@@ -78,7 +78,7 @@ type Sample struct {
 	Budget           float64  `json:"budget_per_second"`
 	Held             int64    `json:"pages_held"`
 	Queued           int      `json:"urls_queued"`
-	Expected         float64  `json:"expected_freshness"`
+	Expected         *float64 `json:"expected_freshness"`
 	Truth            *float64 `json:"true_freshness,omitempty"`
 }
 
@@ -101,7 +101,7 @@ type HostRow struct {
 	Ready  time.Time `json:"ready_at,omitzero"`
 	Delay  float64   `json:"delay_seconds"`
 	Fails  int       `json:"consecutive_failures"`
-	Busy   bool      `json:"busy"`
+	State  string    `json:"state"`
 	Robots string    `json:"robots"`
 }
 
@@ -124,7 +124,8 @@ type ErrorRow struct {
 // Sample takes one sample of the live figures.
 func (s *Server) Sample() {
 	st := s.cfg.Crawl.Stats()
-	sm := Sample{At: st.At, Budget: st.Budget, Held: st.Held, Queued: st.Queued, Expected: s.cfg.Crawl.Refresh().Expected().Freshness}
+	sm := Sample{At: st.At, Budget: st.Budget, Held: st.Held, Queued: st.Queued}
+	sm.Expected, _ = expected(s.cfg.Crawl.Refresh().Expected())
 	if s.cfg.Truth != nil {
 		t := s.cfg.Truth()
 		sm.Truth = &t
@@ -153,15 +154,11 @@ func (s *Server) Doc() Doc {
 	d.Live = s.live()
 	views, counts := c.Hosts(s.cfg.Top, d.Live.At)
 	d.HostStates = counts
-	robotsOf, rc := robotsStates(c.Robots())
-	d.Robots = rc
+	d.Robots = robotsCounts(c.Robots())
 	d.Hosts = make([]HostRow, len(views))
 	for i, v := range views {
 		d.Hosts[i] = HostRow{Name: v.Name, Queued: v.Queued, Due: v.Due, Ready: v.Ready, Delay: v.Delay.Seconds(),
-			Fails: v.Fails, Busy: v.Busy, Robots: robotsOf[v.Name]}
-		if d.Hosts[i].Robots == "" {
-			d.Hosts[i].Robots = "not fetched"
-		}
+			Fails: v.Fails, State: v.State(d.Live.At), Robots: robotsOf(c.Robots(), v.Name)}
 	}
 	d.Rates = s.rates()
 	s.mu.Lock()
@@ -178,14 +175,22 @@ func (s *Server) live() Live {
 		At: st.At, Started: st.Started, Policy: s.cfg.Policy, Objective: s.cfg.Objective, Budget: st.Budget,
 		BudgetUsed: st.BudgetUsed(crawler.Stats{}), Requests: st.Requests, Pages: st.Pages, Changed: st.Changed,
 		NotModified: st.NotModified, Failures: st.Failures, Bytes: st.Bytes, Held: st.Held, Seen: st.Seen,
-		Queued: st.Queued, InFlight: st.InFlight, Hosts: st.Hosts,
-		Expected: e.Freshness, Age: e.Age, Planned: e.Planned, Unplanned: e.Others,
+		Queued: st.Queued, InFlight: st.InFlight, Hosts: st.Hosts, Planned: e.Planned, Unplanned: e.Others,
 	}
+	l.Expected, l.Age = expected(e)
 	if s.cfg.Truth != nil {
 		t := s.cfg.Truth()
 		l.Truth = &t
 	}
 	return l
+}
+
+// expected is e's freshness and age, nil while no page has an interval.
+func expected(e refresh.Expected) (fresh, age *float64) {
+	if e.Planned == 0 {
+		return nil, nil
+	}
+	return &e.Freshness, &e.Age
 }
 
 // rates is the rate histogram with the policy's interval at each
@@ -220,14 +225,12 @@ func (s *Server) rates() []RateBucket {
 	return out
 }
 
-// robotsStates maps each host (authority, default port left out) to what
-// its robots.txt's last fetch said, and counts them.
-func robotsStates(c *robots.Cache) (map[string]string, RobotsCounts) {
-	of := map[string]string{}
+// robotsCounts counts the robots.txt files the cache holds by what their
+// last fetch said.
+func robotsCounts(c *robots.Cache) RobotsCounts {
 	var n RobotsCounts
-	c.Each(func(key string, e robots.Entry) {
-		a := robots.Classify(e.Status)
-		switch a {
+	c.Each(func(_ string, e robots.Entry) {
+		switch robots.Classify(e.Status) {
 		case robots.Available:
 			n.Available++
 		case robots.Unavailable:
@@ -235,50 +238,103 @@ func robotsStates(c *robots.Cache) (map[string]string, RobotsCounts) {
 		default:
 			n.Unreachable++
 		}
-		of[authority(key)] = a.String()
 	})
-	return of, n
+	return n
 }
 
-// authority is the host of a robots cache key (scheme://host:port) as the
-// crawler names hosts: the port left out where it is the scheme's default.
-func authority(key string) string {
-	u, err := url.Parse(key)
-	if err != nil {
-		return key
+// robotsOf is what the last fetch of host's robots.txt said (over http
+// or https, the later), or "not fetched". host is an authority as the
+// crawler names hosts: the port only where it is not the scheme's default.
+func robotsOf(c *robots.Cache, host string) string {
+	keys := []string{"http://" + host, "https://" + host}
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		h := host
+		if strings.Contains(h, ":") { // an IPv6 address
+			h = "[" + h + "]"
+		}
+		keys = []string{"http://" + h + ":80", "https://" + h + ":443"}
 	}
-	host, port, err := net.SplitHostPort(u.Host)
-	if err != nil || u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
-		return strings.Trim(host, "[]")
+	var last robots.Entry
+	found := false
+	for _, k := range keys {
+		if e, ok := c.Peek(k); ok && (!found || e.Fetched.After(last.Fetched)) {
+			last, found = e, true
+		}
 	}
-	return u.Host
+	if !found {
+		return "not fetched"
+	}
+	return robots.Classify(last.Status).String()
 }
 
 // statusCache holds the last status read from the running crawl's store.
-// A read scans every row, so a new one starts only when the last is older
-// than every and than fifty times the last read's duration: the scans
-// take at most 2 % of a core however large the crawl.
+// A read scans every row, so it runs in the background, one at a time,
+// and a new one starts only when the last is older than every and than
+// fifty times the last read's duration: the scans take at most 2 % of a
+// core however large the crawl, and no request waits for one, but the
+// first (for at most firstWait).
 type statusCache struct {
 	every time.Duration
 
-	mu   sync.Mutex
-	st   *datadir.Status
-	at   time.Time
-	took time.Duration
-	err  string
+	mu      sync.Mutex
+	st      *datadir.Status
+	at      time.Time // when the last read started
+	took    time.Duration
+	err     string
+	running bool
+	closed  bool
+	scans   sync.WaitGroup
+	// reading, if set, is called as a read starts (a test holds it there).
+	reading func()
 }
+
+// firstWait is how long a request waits for the first read.
+const firstWait = 2 * time.Second
 
 func (c *statusCache) get(s *Server, now time.Time) (*datadir.Status, time.Time, string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.at.IsZero() || now.Sub(c.at) >= max(c.every, 50*c.took) {
-		st, err := datadir.StatusOf(s.cfg.Crawl.Store(), s.cfg.Dir, s.cfg.Crawl.Stats().At)
-		c.took, c.at = s.cfg.Now().Sub(now), now
-		if err != nil {
-			c.err = err.Error()
-		} else {
-			c.st, c.err = &st, ""
+	var done chan struct{}
+	if !c.running && !c.closed && (c.at.IsZero() || now.Sub(c.at) >= max(c.every, 50*c.took)) {
+		c.running, c.at = true, now
+		done = make(chan struct{})
+		c.scans.Add(1)
+		go c.read(s, now, done)
+	}
+	first := c.st == nil && c.err == ""
+	c.mu.Unlock()
+	if first && done != nil {
+		select {
+		case <-done:
+		case <-time.After(firstWait):
 		}
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.st, c.at, c.err
+}
+
+// read reads the status, started at now, and closes done.
+func (c *statusCache) read(s *Server, now time.Time, done chan struct{}) {
+	defer c.scans.Done()
+	defer close(done)
+	if c.reading != nil {
+		c.reading()
+	}
+	st, err := datadir.StatusOf(s.cfg.Crawl.Store(), s.cfg.Dir, s.cfg.Crawl.Stats().At)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.took, c.running = s.cfg.Now().Sub(now), false
+	if err != nil {
+		c.err = err.Error()
+	} else {
+		c.st, c.err = &st, ""
+	}
+}
+
+// close starts no more reads and waits for the one running, if any.
+func (c *statusCache) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.scans.Wait()
 }

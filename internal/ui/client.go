@@ -51,9 +51,13 @@ func (l Live) WriteText(w io.Writer) {
 	if l.Budget > 0 {
 		line("budget used", "%.1f%% of %g/s since the start", 100*l.BudgetUsed, l.Budget)
 	}
-	line("now", "%d pages held, %d URLs queued, %d requests in flight on %d hosts", l.Held, l.Queued, l.InFlight, l.Hosts)
-	line("expected", "freshness %.3f, age %s, over %d pages planned (%d with no revisit)",
-		l.Expected, time.Duration(l.Age*float64(time.Second)).Round(time.Second), l.Planned, l.Unplanned)
+	line("now", "%d pages held, %d URLs queued, %d requests in flight; %d hosts known", l.Held, l.Queued, l.InFlight, l.Hosts)
+	if l.Expected != nil && l.Age != nil {
+		line("expected", "freshness %.3f, age %s, over the %d pages with a revisit interval (%d without)",
+			*l.Expected, time.Duration(*l.Age*float64(time.Second)).Round(time.Second), l.Planned, l.Unplanned)
+	} else {
+		line("expected", "nothing yet: no page held has a revisit interval")
+	}
 	if l.Truth != nil {
 		line("true freshness", "%.3f (the web's truth)", *l.Truth)
 	}

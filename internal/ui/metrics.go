@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"math"
+	"strconv"
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
@@ -115,7 +115,8 @@ var (
 	descFresh      = desc("expected_freshness", "Mean time-averaged freshness the crawler expects of its held pages, from its estimated change rates and revisit intervals.")
 	descAge        = desc("expected_age_seconds", "Mean time-averaged age the crawler expects of its held pages.")
 	descPlanned    = desc("pages_planned", "Pages held with a revisit interval, over which the expectations are taken.")
-	descRates      = desc("page_change_rate_per_day", "Held pages by estimated change rate (changes per day, octave buckets; the sum takes each bucket at its middle rate).")
+	descRates      = desc("pages_by_change_rate", "Held pages whose estimated change rate is in the octave [from, 2·from) changes a day.", "from")
+	descUnest      = desc("pages_unestimated", "Held pages without a change-rate estimate.")
 	descTruth      = desc("true_freshness", "The held pages' true freshness, where the web's truth is known (demo).")
 )
 
@@ -124,7 +125,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- d
 	}
 	for _, d := range []*prometheus.Desc{descBudget, descBudgetUsed, descHeld, descQueued, descInFlight, descHosts,
-		descRobots, descHostQueue, descFresh, descAge, descPlanned, descRates, descTruth} {
+		descRobots, descHostQueue, descFresh, descAge, descPlanned, descRates, descUnest, descTruth} {
 		ch <- d
 	}
 }
@@ -153,8 +154,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descHeld, float64(st.Held))
 	gauge(descQueued, float64(st.Queued))
 	gauge(descInFlight, float64(st.InFlight))
-	gauge(descFresh, e.Freshness)
-	gauge(descAge, e.Age)
+	if e.Planned > 0 {
+		gauge(descFresh, e.Freshness)
+		gauge(descAge, e.Age)
+	}
 	gauge(descPlanned, float64(e.Planned))
 	top, n := cr.Hosts(c.s.cfg.Top, st.At)
 	for state, v := range map[string]int{"busy": n.Busy, "backing_off": n.BackingOff, "waiting": n.Waiting, "ready": n.Ready, "idle": n.Idle} {
@@ -163,34 +166,18 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for _, h := range top {
 		gauge(descHostQueue, float64(h.Queued), h.Name)
 	}
-	_, rc := robotsStates(cr.Robots())
+	rc := robotsCounts(cr.Robots())
 	gauge(descRobots, float64(rc.Available), "available")
 	gauge(descRobots, float64(rc.Unavailable), "unavailable")
 	gauge(descRobots, float64(rc.Unreachable), "unreachable")
-	ch <- rateHistogram(cr.Refresh().RateHistogram())
+	h := cr.Refresh().RateHistogram()
+	gauge(descUnest, float64(h[0]))
+	for k := 1; k < len(h); k++ {
+		if h[k] > 0 {
+			gauge(descRates, float64(h[k]), strconv.FormatFloat(refresh.OctaveRate(k), 'g', -1, 64))
+		}
+	}
 	if c.s.cfg.Truth != nil {
 		gauge(descTruth, c.s.cfg.Truth())
 	}
-}
-
-// rateHistogram is the held pages' rate histogram as a Prometheus
-// histogram in changes per day: bucket k ≥ 1 of refresh.RateHistogram
-// ends at OctaveRate(k+1), a power of two; pages without an estimate
-// count at rate 0.
-func rateHistogram(h [refresh.RateOctaves]int64) prometheus.Metric {
-	buckets := make(map[float64]uint64, len(h))
-	var total uint64
-	var sum float64
-	for k, n := range h {
-		total += uint64(n)
-		if k > 0 {
-			sum += float64(n) * refresh.OctaveRate(k) * math.Sqrt2
-		}
-		if k == 0 {
-			buckets[0] = total
-		} else {
-			buckets[refresh.OctaveRate(k+1)] = total
-		}
-	}
-	return prometheus.MustNewConstHistogram(descRates, total, sum, buckets)
 }

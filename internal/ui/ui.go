@@ -123,25 +123,47 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 	enc.Encode(doc)
 }
 
-// Listen serves the view on addr until ctx ends; it returns the address
-// it listens on once it does.
-func (s *Server) Listen(ctx context.Context, addr string) (net.Addr, error) {
+// Listen serves the view on addr, and samples the live figures, until
+// the stop it returns is called or ctx ends; call stop before closing the
+// crawl: it waits for the requests being served and the store read
+// running, and no more start.
+func (s *Server) Listen(ctx context.Context, addr string) (net.Addr, func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	wg.Add(2)
 	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	go func() {
+		defer wg.Done()
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			ln.Close()
 		}
 	}()
-	go s.Run(ctx)
-	return ln.Addr(), nil
+	go func() {
+		defer wg.Done()
+		s.Run(ctx)
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			sctx, done := context.WithTimeout(context.Background(), 5*time.Second)
+			defer done()
+			if srv.Shutdown(sctx) != nil {
+				srv.Close()
+			}
+			wg.Wait()
+			s.status.close()
+		})
+	}
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ln.Addr(), stop, nil
 }
 
 // Run samples the live figures every cfg.Every until ctx ends.

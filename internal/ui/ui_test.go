@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/memnet"
+	"github.com/freshcrawl/freshcrawl/internal/robots"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/testtool"
 )
@@ -26,10 +28,11 @@ import (
 // liveCrawl is a crawl of a small simweb over an in-memory network, with
 // its view.
 type liveCrawl struct {
-	c    *crawler.Crawler
-	srv  *Server
-	dir  string
-	stop func() // ends the crawl and waits for Run to return
+	c     *crawler.Crawler
+	srv   *Server
+	dir   string
+	stop  func()       // ends the crawl and waits for Run to return
+	close func() error // closes the crawl (once)
 }
 
 // startCrawl starts crawling hosts × pages of simweb and returns once n
@@ -86,11 +89,17 @@ func startCrawl(t *testing.T, hosts, pages int, n int64) *liveCrawl {
 			t.Errorf("crawl: %v", err)
 		}
 	}
+	var closeOnce sync.Once
+	var closeErr error
+	lc.close = func() error {
+		closeOnce.Do(func() { closeErr = c.Close() })
+		return closeErr
+	}
 	t.Cleanup(func() {
 		if ctx.Err() == nil {
 			lc.stop()
 		}
-		c.Close()
+		lc.close()
 	})
 	deadline := time.Now().Add(time.Minute)
 	for c.Stats().Pages < n {
@@ -164,7 +173,6 @@ func TestMetrics(t *testing.T) {
 		"freshcrawl_requests_total":                   float64(st.Requests),
 		"freshcrawl_pages_held":                       float64(st.Held),
 		"freshcrawl_urls_queued":                      float64(st.Queued),
-		"freshcrawl_page_change_rate_per_day_count":   float64(st.Held),
 		"freshcrawl_pages_planned":                    float64(e.Planned),
 		"freshcrawl_expected_freshness":               e.Freshness,
 		"freshcrawl_true_freshness":                   0.5,
@@ -181,6 +189,15 @@ func TestMetrics(t *testing.T) {
 		if got != want {
 			t.Errorf("%s = %g, want %g", name, got, want)
 		}
+	}
+	byRate := m["freshcrawl_pages_unestimated"]
+	for k, v := range m {
+		if strings.HasPrefix(k, "freshcrawl_pages_by_change_rate{") {
+			byRate += v
+		}
+	}
+	if byRate != float64(st.Held) {
+		t.Errorf("pages by change rate and unestimated: %g, want the %d held", byRate, st.Held)
 	}
 	if st.Held == 0 || e.Freshness <= 0 || e.Freshness > 1 {
 		t.Errorf("held %d, expected freshness %g: the crawl should hold pages with an expectation in (0, 1]", st.Held, e.Freshness)
@@ -239,6 +256,60 @@ func TestAPIStatus(t *testing.T) {
 	}
 }
 
+// TestStopBeforeClose checks the order a crawl shuts down in: the view's
+// stop returns only once the store read running has ended (one is held
+// running here), so that the crawl's store then closes cleanly (with a
+// read left open, Pebble's Close reports leaked iterators).
+func TestStopBeforeClose(t *testing.T) {
+	lc := startCrawl(t, 4, 40, 50)
+	addr, stop, err := lc.srv.Listen(context.Background(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := func() {
+		resp, err := http.Get("http://" + addr.String() + "/api/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	status() // the first read, which the request waits for
+	// The next request starts a read in the background and returns at
+	// once with the last status; that read is held running.
+	release := make(chan struct{})
+	var readEnded atomic.Bool
+	lc.srv.status.mu.Lock()
+	lc.srv.status.every, lc.srv.status.took = 0, 0
+	lc.srv.status.reading = func() {
+		<-release
+		time.Sleep(10 * time.Millisecond) // the scan itself
+		readEnded.Store(true)
+	}
+	lc.srv.status.mu.Unlock()
+	status()
+	for {
+		lc.srv.status.mu.Lock()
+		running := lc.srv.status.running
+		lc.srv.status.mu.Unlock()
+		if running {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		close(release)
+	}()
+	stop()
+	if !readEnded.Load() {
+		t.Fatal("stop returned with a read of the store still running")
+	}
+	lc.stop()
+	if err := lc.close(); err != nil {
+		t.Errorf("closing the crawl after the view stopped: %v", err)
+	}
+}
+
 // TestDashboardAssets checks that the dashboard and its script are served
 // from the binary and name the API they read.
 func TestDashboardAssets(t *testing.T) {
@@ -258,17 +329,25 @@ func TestDashboardAssets(t *testing.T) {
 	}
 }
 
-// TestAuthority checks the robots cache key to host name mapping.
-func TestAuthority(t *testing.T) {
-	for key, want := range map[string]string{
-		"http://a.test:80":      "a.test",
-		"https://a.test:443":    "a.test",
-		"http://a.test:8080":    "a.test:8080",
-		"https://[::1]:443":     "::1",
-		"http://127.0.0.1:8080": "127.0.0.1:8080",
+// TestRobotsOf checks which robots.txt entry the hosts table shows for a
+// host as the crawler names it (the port only where not the default).
+func TestRobotsOf(t *testing.T) {
+	c := robots.NewCache(robots.CacheConfig{})
+	now := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	c.Record("http://a.test:80", 200, []byte("User-agent: *\nDisallow: /x\n"), now)
+	c.Record("https://b.test:443", 500, nil, now)
+	c.Record("http://c.test:8080", 404, nil, now)
+	c.Record("http://e.test:80", 404, nil, now)
+	c.Record("https://e.test:443", 200, nil, now.Add(time.Second)) // the later fetch
+	for host, want := range map[string]string{
+		"a.test": "available", "b.test": "unreachable", "c.test:8080": "unavailable",
+		"d.test": "not fetched", "e.test": "available",
 	} {
-		if got := authority(key); got != want {
-			t.Errorf("authority(%q) = %q, want %q", key, got, want)
+		if got := robotsOf(c, host); got != want {
+			t.Errorf("robotsOf(%q) = %q, want %q", host, got, want)
 		}
+	}
+	if n := robotsCounts(c); n != (RobotsCounts{Available: 2, Unavailable: 2, Unreachable: 1}) {
+		t.Errorf("counts %+v", n)
 	}
 }

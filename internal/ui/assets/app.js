@@ -149,8 +149,9 @@ function render(d) {
   const rate = last ? last.fetches_per_second : 0;
   show("rate", rate, rate.toFixed(1) + (l.budget_per_second > 0 ? " (" + l.budget_per_second + ")" : " (no budget)"));
   show("budget-used", l.budget_used, l.budget_per_second > 0 ? (100 * l.budget_used).toFixed(1) + " %" : "–");
-  show("expected", l.expected_freshness, l.pages_planned ? l.expected_freshness.toFixed(3) : "–");
-  show("age", l.expected_age_seconds, fmtDuration(l.expected_age_seconds));
+  const planned = l.expected_freshness !== null && l.expected_freshness !== undefined;
+  show("expected", planned ? l.expected_freshness : "", planned ? l.expected_freshness.toFixed(3) : "–");
+  show("age", planned ? l.expected_age_seconds : "", planned ? fmtDuration(l.expected_age_seconds) : "–");
   show("queued", l.urls_queued, fmtInt(l.urls_queued));
   show("requests", l.requests, fmtInt(l.requests));
   show("changed", l.changes_found, fmtInt(l.changes_found));
@@ -173,7 +174,7 @@ function render(d) {
     d.robots.available + ", none on " + d.robots.unavailable + ", unreachable on " + d.robots.unreachable);
   rows("hosts", d.hosts || [], h => [[h.name], [fmtInt(h.urls_queued)], [fmtTime(h.next_revisit)],
     [fmtDuration(h.delay_seconds)], [String(h.consecutive_failures)],
-    [h.busy ? "busy" : h.consecutive_failures ? "backing off" : "idle or waiting"], [h.robots]]);
+    [h.state.replace("_", " ")], [h.robots]]);
   rows("errors", (d.errors || []).slice().reverse(), e => [[fmtTime(e.at)], [e.status ? String(e.status) : "network"],
     [e.reason], [e.url, "url"]]);
   const st = d.status;
