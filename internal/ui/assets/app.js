@@ -109,6 +109,8 @@ function drawRates(rates) {
     const yl = v => f.top + (c.height - f.top - f.bottom) * (1 - (Math.log10(v) - l0) / (l1 - l0));
     const pts = iv.map(b => [f.x(Math.log2(b.lo_per_day) + 0.5), yl(b.interval_seconds)]);
     line(ctx, pts, orange, false);
+    ctx.fillStyle = orange;
+    for (const [x, y] of pts) { ctx.beginPath(); ctx.arc(x, y, 3, 0, 2 * Math.PI); ctx.fill(); }
     curve = pts.length;
     ctx.fillStyle = orange;
     ctx.fillText(fmtDuration(Math.pow(10, l1)), c.width - f.right + 4, f.top + 8);
