@@ -18,6 +18,7 @@
 #   WEB_PORT [18097]           loopback port of the web (control: +1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/simweb.sh
 
 HOSTS=${HOSTS:-100}
 PAGES=${PAGES:-100}
@@ -40,17 +41,9 @@ trap cleanup EXIT
 
 log "building"
 go build -o "$tmp/freshcrawl" ./cmd/freshcrawl
-"$tmp/freshcrawl" simweb -hosts "$HOSTS" -pages "$PAGES" -churn 0 -robots-500 0 -speed 1 \
-	-audit-delay "$DELAY" -audit-concurrency 1 \
-	-addr "127.0.0.1:$WEB_PORT" -control "127.0.0.1:$CONTROL_PORT" >"$tmp/simweb.log" 2>&1 &
-web_pid=$!
-for _ in $(seq 100); do
-	curl -fs "http://127.0.0.1:$CONTROL_PORT/clock" >/dev/null 2>&1 && break
-	sleep 0.1
-done
-curl -fs "http://127.0.0.1:$CONTROL_PORT/clock" >/dev/null 2>&1 || die "simweb did not start: $(cat "$tmp/simweb.log")"
-curl -fs "http://127.0.0.1:$CONTROL_PORT/hosts" | grep -o '"name": *"[^"]*"' |
-	sed 's/.*"\([^"]*\)"$/http:\/\/\1\//' >"$tmp/seeds.txt"
+start_simweb "$tmp/freshcrawl" "$WEB_PORT" "$CONTROL_PORT" -hosts "$HOSTS" -pages "$PAGES" -churn 0 -robots-500 0 \
+	-speed 1 -audit-delay "$DELAY" -audit-concurrency 1
+simweb_seeds "$CONTROL_PORT" >"$tmp/seeds.txt"
 served=$(curl -fs "http://127.0.0.1:$CONTROL_PORT/snapshot" | wc -l)
 
 log "crawling $HOSTS × $PAGES pages once with -delay $DELAY"

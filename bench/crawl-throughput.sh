@@ -29,6 +29,7 @@
 #                               pages) and skips the floor and the profile
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/simweb.sh
 
 HOSTS=${HOSTS:-1000}
 PAGES=${PAGES:-100}
@@ -62,15 +63,8 @@ trap cleanup EXIT
 log "building"
 go build -o "$tmp/freshcrawl" ./cmd/freshcrawl
 
-"$tmp/freshcrawl" simweb -hosts "$HOSTS" -pages "$PAGES" -crawl-delay 0 \
-	-addr "127.0.0.1:$WEB_PORT" -control "127.0.0.1:$CONTROL_PORT" >"$tmp/simweb.log" 2>&1 &
-web_pid=$!
-for _ in $(seq 100); do
-	curl -fs "http://127.0.0.1:$CONTROL_PORT/clock" >/dev/null 2>&1 && break
-	sleep 0.1
-done
-curl -fs "http://127.0.0.1:$CONTROL_PORT/hosts" | grep -o '"name": *"[^"]*"' |
-	sed 's/.*"\([^"]*\)"$/http:\/\/\1\//' >"$tmp/seeds.txt"
+start_simweb "$tmp/freshcrawl" "$WEB_PORT" "$CONTROL_PORT" -hosts "$HOSTS" -pages "$PAGES" -crawl-delay 0
+simweb_seeds "$CONTROL_PORT" >"$tmp/seeds.txt"
 [[ $(wc -l <"$tmp/seeds.txt") -eq $HOSTS ]] || die "expected $HOSTS seeds, got $(wc -l <"$tmp/seeds.txt")"
 web_cpu0=$(awk '{print $14 + $15}' "/proc/$web_pid/stat")
 # The machine's CPU time split at the start (user nice system idle iowait

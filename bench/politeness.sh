@@ -27,6 +27,7 @@
 #   PEPS [../shared/data/peps.tsv]  the PEPs' history, from the repository
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/simweb.sh
 
 HOSTS=${HOSTS:-200}
 PAGES=${PAGES:-500}
@@ -61,15 +62,8 @@ peps)
 	world=(-replay "$PEPS" -from 2014-08-22 -speed 420000) ;;
 *) die "unknown WORLD '$WORLD' (known: poisson bursty peps)" ;;
 esac
-"$tmp/freshcrawl" simweb "${world[@]}" -audit-delay "$DELAY" -audit-concurrency 1 \
-	-addr "127.0.0.1:$WEB_PORT" -control "127.0.0.1:$CONTROL_PORT" >"$tmp/simweb.log" 2>&1 &
-web_pid=$!
-for _ in $(seq 100); do
-	curl -fs "http://127.0.0.1:$CONTROL_PORT/clock" >/dev/null 2>&1 && break
-	sleep 0.1
-done
-curl -fs "http://127.0.0.1:$CONTROL_PORT/hosts" >"$tmp/hosts.json"
-grep -o '"name": *"[^"]*"' "$tmp/hosts.json" | sed 's/.*"\([^"]*\)"$/http:\/\/\1\//' >"$tmp/seeds.txt"
+start_simweb "$tmp/freshcrawl" "$WEB_PORT" "$CONTROL_PORT" "${world[@]}" -audit-delay "$DELAY" -audit-concurrency 1
+simweb_seeds "$CONTROL_PORT" >"$tmp/seeds.txt"
 delayed=$( (grep -o '"crawl_delay": *[0-9]*' "$tmp/hosts.json" || true) | wc -l)
 
 log "crawling the $WORLD world with -delay $DELAY for $DURATION"
