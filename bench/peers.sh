@@ -18,6 +18,9 @@
 #      fetches, requests under the disallowed path, and the gaps between a
 #      response's end and the next request's start (ms, median and 90th
 #      percentile: nginx logs whole milliseconds);
+#      freshcrawl's full crawl also serves its metrics (-listen), and the
+#      script prints the crawler's own histogram of those gaps, in
+#      microsecond buckets, from the last scrape;
 #   2. a crawl with a 0.1 s delay for DELAY_FOR: the share of the gaps
 #      under 0.1 s (less 2 ms for the log's resolution; a crawler with
 #      several connections open has negative gaps, requests that overlap).
@@ -103,6 +106,7 @@ crawl() {
 	fi
 	case $name in
 	freshcrawl)
+		[[ $mode == full ]] && fc+=(-listen "127.0.0.1:$((PORT + 1))")
 		"$tmp/freshcrawl" crawl -once -seed "$start" -data "$dir/data" -scope host -allow-private "${fc[@]}" \
 			-progress 0 -log-level error -user-agent "freshcrawl/peers" ;;
 	wget)
@@ -128,8 +132,17 @@ run() {
 	local name=$1 mode=$2 from
 	from=$(lines)
 	log "$name: $mode crawl"
-	/usr/bin/time -v -o "$tmp/$name-$mode.time" bash -c "$(declare -f crawl); $(declare -p tmp start DELAY_FOR); crawl $name $mode" \
+	# freshcrawl's full crawl serves its metrics; one curl outside the
+	# timed process scrapes them twice a second, the last scrape holding
+	# the crawler's own histogram of its request gaps.
+	local scraper=""
+	if [[ $name == freshcrawl && $mode == full ]]; then
+		curl -s --rate 2/s "http://127.0.0.1:$((PORT + 1))/metrics?n=[1-100000]" >"$tmp/metrics" 2>/dev/null &
+		scraper=$!
+	fi
+	/usr/bin/time -v -o "$tmp/$name-$mode.time" bash -c "$(declare -f crawl); $(declare -p tmp start DELAY_FOR PORT); crawl $name $mode" \
 		>"$tmp/$name-$mode.out" 2>&1 || true
+	[[ -n $scraper ]] && { kill "$scraper" 2>/dev/null; wait "$scraper" 2>/dev/null || true; }
 	sleep 1.5 # nginx flushes its log buffer every second
 	tail -n +"$((from + 1))" "$tmp/access.log" | grep -v ' "/robots.txt" ' >"$tmp/$name-$mode.log" || true
 	rm -rf "${tmp:?}/$name-$mode"
@@ -180,6 +193,25 @@ for c in $CRAWLERS; do
 		"$(awk -v d="$distinct" -v r="$reached" 'BEGIN{print (r > 0 ? 100 * d / r : 0)}')" \
 		"$repeats" "$disallowed" "$p50" "$p90" "$under"
 done
+# freshcrawl's own histogram of the time from a response's end to its
+# host's next request (microsecond buckets, where nginx logs milliseconds).
+if [[ -s $tmp/metrics ]]; then
+	grep '^freshcrawl_host_request_gap_seconds_bucket' "$tmp/metrics" | tail -25 |
+		sed 's/.*le="\([^"]*\)"} \(.*\)/\1 \2/' | awk '
+		{ le[NR] = $1; c[NR] = $2 } END {
+			total = c[NR]; if (!total) exit
+			printf "\nfreshcrawl, full-speed crawl: gap from a response'"'"'s end to the host'"'"'s next request (its own histogram, %d gaps)\n", total
+			prev = 0; lo = 0
+			for (i = 1; i <= NR; i++) {
+				if (c[i] > prev) printf "  %12s – %-8s %7d  %5.1f %%\n", (lo == 0 ? "0" : sprintf("%g ms", lo * 1000)),
+					(le[i] == "+Inf" ? "more" : sprintf("%g ms", le[i] * 1000)), c[i] - prev, 100 * (c[i] - prev) / total
+				if (!m50 && c[i] >= total / 2) m50 = le[i]
+				prev = c[i]; lo = le[i]
+			}
+			printf "  median under %g ms\n", m50 * 1000
+		}'
+fi
+
 printf '\ncolumns: connections used; HTML pages fetched (200); pages/s over the wall time; CPU ms (user + sys) a page;\n'
 printf 'peak RSS; coverage (distinct pages over those reached); repeat requests; requests under /src/; gap from a\n'
 printf "response's end to the next request's start, full-speed crawl; share of gaps under the 0.1 s delay, delay crawl\n"

@@ -368,7 +368,7 @@ func (c *Crawler) tell(o *outcome, r *record) {
 		e.Err = reason(pr.fetchErr)
 	}
 	if pr.resp != nil {
-		e.Bytes, e.Took = len(pr.resp.Raw), pr.resp.Duration
+		e.Bytes, e.Started, e.Took = len(pr.resp.Raw), pr.resp.Started, pr.resp.Duration
 	}
 	if pr.resp != nil && pr.resp.Status >= 200 && pr.resp.Status < 300 {
 		e.Body = pr.resp.Body

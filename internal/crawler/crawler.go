@@ -64,10 +64,12 @@ type Event struct {
 	// (0 before any estimate).
 	Fetches uint32
 	Rate    float64
-	// Bytes is the response body's size as received, Took the time from
-	// the request to the body's end; both 0 without an answer.
-	Bytes int
-	Took  time.Duration
+	// Bytes is the response body's size as received, Started when the
+	// request went out and Took the time from then to the body's end;
+	// zero without an answer.
+	Bytes   int
+	Started time.Time
+	Took    time.Duration
 	// Body is the decoded content of a 2xx answer; nil otherwise (a 304
 	// means the held copy is still current). Valid only during the call.
 	Body []byte

@@ -2,9 +2,12 @@ package ui
 
 import (
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -19,6 +22,10 @@ type fetchMetrics struct {
 	responses *prometheus.CounterVec
 	latency   prometheus.Histogram
 	size      prometheus.Histogram
+	gap       prometheus.Histogram
+
+	mu      sync.Mutex
+	lastEnd map[string]time.Time // host → when its last answer ended
 }
 
 // statusClasses are the values of the class label of
@@ -41,6 +48,13 @@ func newFetchMetrics() *fetchMetrics {
 			Help:    "Size of a page response body as received.",
 			Buckets: prometheus.ExponentialBuckets(256, 4, 10),
 		}),
+		gap: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "freshcrawl_host_request_gap_seconds",
+			Help: "Time from the end of a host's answer to its next page request: the politeness delay " +
+				"(never less) and what the crawler adds to it.",
+			Buckets: prometheus.ExponentialBuckets(25e-6, 2, 24),
+		}),
+		lastEnd: map[string]time.Time{},
 	}
 	for _, c := range statusClasses {
 		m.responses.WithLabelValues(c)
@@ -50,9 +64,20 @@ func newFetchMetrics() *fetchMetrics {
 
 func (m *fetchMetrics) observe(e crawler.Event) {
 	m.responses.WithLabelValues(statusClass(e.Status)).Inc()
-	if e.Status != 0 {
-		m.latency.Observe(e.Took.Seconds())
-		m.size.Observe(float64(e.Bytes))
+	if e.Status == 0 {
+		return
+	}
+	m.latency.Observe(e.Took.Seconds())
+	m.size.Observe(float64(e.Bytes))
+	// A host has one request in flight and its outcomes commit in order,
+	// so its events come in the order of its requests.
+	host := urlx.Authority(e.URL)
+	m.mu.Lock()
+	last, ok := m.lastEnd[host]
+	m.lastEnd[host] = e.Started.Add(e.Took)
+	m.mu.Unlock()
+	if ok && !e.Started.IsZero() {
+		m.gap.Observe(max(e.Started.Sub(last), 0).Seconds())
 	}
 }
 
@@ -72,12 +97,14 @@ func (m *fetchMetrics) Describe(ch chan<- *prometheus.Desc) {
 	m.responses.Describe(ch)
 	m.latency.Describe(ch)
 	m.size.Describe(ch)
+	m.gap.Describe(ch)
 }
 
 func (m *fetchMetrics) Collect(ch chan<- prometheus.Metric) {
 	m.responses.Collect(ch)
 	m.latency.Collect(ch)
 	m.size.Collect(ch)
+	m.gap.Collect(ch)
 }
 
 // collector reads the crawl's figures at scrape time.

@@ -190,6 +190,21 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("%s = %g, want %g", name, got, want)
 		}
 	}
+	// The crawler's own view of politeness: no page request of a host
+	// began sooner than its delay (5 ms here) after the host's last answer
+	// ended.
+	if m["freshcrawl_host_request_gap_seconds_count"] == 0 {
+		t.Error("no request gap observed")
+	}
+	for k, v := range m {
+		le, ok := strings.CutPrefix(k, `freshcrawl_host_request_gap_seconds_bucket{le="`)
+		if !ok {
+			continue
+		}
+		if b, err := strconv.ParseFloat(strings.TrimSuffix(le, `"}`), 64); err == nil && b < 0.005 && v > 0 {
+			t.Errorf("%g gaps under %g s, below the 5 ms delay", v, b)
+		}
+	}
 	byRate := m["freshcrawl_pages_unestimated"]
 	for k, v := range m {
 		if strings.HasPrefix(k, "freshcrawl_pages_by_change_rate{") {
