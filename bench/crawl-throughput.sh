@@ -21,6 +21,8 @@
 #   WORKERS [1000]              crawl -workers
 #   WEB_PORT [18090]            loopback port of the web
 #   KEEP [0]                    1 keeps the temp dir (data, logs, profile)
+#   BIN []                      a freshcrawl binary to run instead of
+#                               building this tree's (throughput-ab.sh)
 #   LISTEN [0]                  1 runs the crawl with -listen and, as an
 #                               operator would, scrapes /metrics every
 #                               second and reads /api/status every two
@@ -60,8 +62,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "building"
-go build -o "$tmp/freshcrawl" ./cmd/freshcrawl
+if [[ -n ${BIN:-} ]]; then
+	cp "$BIN" "$tmp/freshcrawl"
+else
+	log "building"
+	go build -o "$tmp/freshcrawl" ./cmd/freshcrawl
+fi
 
 start_simweb "$tmp/freshcrawl" "$WEB_PORT" "$CONTROL_PORT" -hosts "$HOSTS" -pages "$PAGES" -crawl-delay 0
 simweb_seeds "$CONTROL_PORT" >"$tmp/seeds.txt"

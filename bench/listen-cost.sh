@@ -39,29 +39,4 @@ for r in $(seq "$ROUNDS"); do
 		echo "round $r $line" | tee -a "$runs"
 	done
 done
-awk '
-function median(a, n,   i, j, t) {
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-{
-	for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-	l = v["listen"]; n[l]++
-	rate[l, n[l]] = v["pages/s"]; cpu[l, n[l]] = v["cpu-s/1000"]
-}
-function paired(arr,   i, q) {
-	for (i = 1; i <= n[1] && i <= n[0]; i++) q[i] = arr[1, i] / arr[0, i]
-	return median(q, i - 1)
-}
-END {
-	for (l = 0; l <= 1; l++) {
-		for (i = 1; i <= n[l]; i++) { r[i] = rate[l, i]; c[i] = cpu[l, i] }
-		mr[l] = median(r, n[l]); mc[l] = median(c, n[l])
-	}
-	printf "\n%-22s %12s %22s\n", "", "pages/s", "CPU s per 1,000 pages"
-	printf "%-22s %12.1f %22.3f\n", "without -listen", mr[0], mc[0]
-	printf "%-22s %12.1f %22.3f\n", "with -listen, scraped", mr[1], mc[1]
-	printf "%-22s %12.3f %22.3f\n", "ratio of the medians", mr[1] / mr[0], mc[1] / mc[0]
-	printf "%-22s %12.3f %22.3f\n", "median of the rounds", paired(rate), paired(cpu)
-	printf "(%d rounds, each one run without and one with)\n", n[0]
-}' "$runs"
+awk -f bench/pairs.awk -v key=listen -v name0="without -listen" -v name1="with -listen, scraped" "$runs"
