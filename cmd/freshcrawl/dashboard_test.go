@@ -103,9 +103,10 @@ func TestDashboard(t *testing.T) {
 }
 
 // startDemo runs the demo with args as a process of its own (TestMain),
-// its temporary directory under the test's, and returns its standard
-// output. The demo is interrupted and waited for when the test ends.
-func startDemo(t *testing.T, args ...string) io.ReadCloser {
+// its temporary directory under the test's, and returns it and its
+// standard output. The demo is interrupted and waited for when the test
+// ends, if it has not exited before.
+func startDemo(t *testing.T, args ...string) (*exec.Cmd, io.ReadCloser) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"demo"}, args...)...)
 	cmd.Env = append(os.Environ(), "FRESHCRAWL_AS_MAIN=1", "TMPDIR="+t.TempDir())
@@ -117,10 +118,12 @@ func startDemo(t *testing.T, args ...string) io.ReadCloser {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGINT)
-		cmd.Wait()
+		if cmd.ProcessState == nil {
+			cmd.Process.Signal(syscall.SIGINT)
+			cmd.Wait()
+		}
 	})
-	return out
+	return cmd, out
 }
 
 // demoDashboard starts the demo with args and its dashboard on a free
@@ -128,7 +131,8 @@ func startDemo(t *testing.T, args ...string) io.ReadCloser {
 // output is read and dropped.
 func demoDashboard(t *testing.T, args ...string) string {
 	t.Helper()
-	r := bufio.NewReader(startDemo(t, append(args, "-listen", "127.0.0.1:0")...))
+	_, out := startDemo(t, append(args, "-listen", "127.0.0.1:0")...)
+	r := bufio.NewReader(out)
 	url := dashboardURL(t, r)
 	go func() { _, _ = r.WriteTo(io.Discard) }()
 	return url

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"os"
-	"os/exec"
 	"regexp"
 	"testing"
 	"time"
@@ -24,15 +23,7 @@ func TestMain(m *testing.M) {
 // and remove its temporary data directory (killed by SIGPIPE, it left it
 // behind).
 func TestDemoBrokenPipe(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "demo", "-hosts", "5", "-pages", "20", "-for", "60s", "-progress", "100ms")
-	cmd.Env = append(os.Environ(), "FRESHCRAWL_AS_MAIN=1", "TMPDIR="+t.TempDir())
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startDemo(t, "-hosts", "5", "-pages", "20", "-for", "60s", "-progress", "100ms")
 	r := bufio.NewReader(out)
 	var dir string
 	for range 3 {

@@ -64,13 +64,13 @@ func (c *Crawler) Hosts(top int, now time.Time) ([]HostView, HostCounts) {
 		v := HostView{Name: h.Name, Queued: h.queued, Due: h.due, Ready: h.ready, Delay: h.Delay, Fails: h.fails, Busy: h.busy}
 		n.All++
 		switch v.State(now) {
-		case Busy:
+		case hostBusy:
 			n.Busy++
-		case BackingOff:
+		case hostBackingOff:
 			n.BackingOff++
-		case Idle:
+		case hostIdle:
 			n.Idle++
-		case Waiting:
+		case hostWaiting:
 			n.Waiting++
 		default:
 			n.Ready++
@@ -89,27 +89,27 @@ func (c *Crawler) Hosts(top int, now time.Time) ([]HostView, HostCounts) {
 
 // The states of a host (HostView.State).
 const (
-	Busy       = "busy"        // a request of it in flight
-	BackingOff = "backing_off" // after failed requests
-	Idle       = "idle"        // no work to do
-	Waiting    = "waiting"     // work, held back by its delay or a Retry-After
-	Ready      = "ready"       // work it may start now
+	hostBusy       = "busy"        // a request of it in flight
+	hostBackingOff = "backing_off" // after failed requests
+	hostIdle       = "idle"        // no work to do
+	hostWaiting    = "waiting"     // work, held back by its delay or a Retry-After
+	hostReady      = "ready"       // work it may start now
 )
 
-// State is what the host is doing at now: Busy, BackingOff, Idle,
-// Waiting or Ready, in that order of precedence.
+// State is what the host is doing at now: "busy", "backing_off", "idle",
+// "waiting" or "ready", in that order of precedence.
 func (v HostView) State(now time.Time) string {
 	switch {
 	case v.Busy:
-		return Busy
+		return hostBusy
 	case v.Fails > 0:
-		return BackingOff
+		return hostBackingOff
 	case v.Queued == 0 && (v.Due.IsZero() || v.Due.After(now)):
-		return Idle
+		return hostIdle
 	case v.Ready.After(now):
-		return Waiting
+		return hostWaiting
 	}
-	return Ready
+	return hostReady
 }
 
 // before orders host views for Hosts: more queued first, then the earlier

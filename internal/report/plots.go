@@ -102,8 +102,7 @@ func intervals(held []datadir.HeldPage) Plot {
 		"one and an estimated rate (grey, at most %d drawn), the median interval of each rate bin (red), and the "+
 		"interval of one revisit per expected change (dashed).", len(rates), maxScatter)
 	if len(rates) == 0 {
-		p.Caption = "No page held has both an estimated rate and a planned interval (the uniform and round-robin " +
-			"policies plan none)."
+		p.Caption = "No page held has both an estimated rate and a planned interval yet."
 	}
 	return p
 }

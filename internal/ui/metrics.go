@@ -116,20 +116,19 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 
 var (
 	descCounters = map[string]*prometheus.Desc{
-		"requests":    desc("requests_total", "HTTP requests made, robots.txt included."),
-		"robots":      desc("robots_fetches_total", "robots.txt fetches."),
-		"pages":       desc("pages_committed_total", "Page and sitemap outcomes committed."),
-		"changed":     desc("changes_found_total", "Fetches that found changed content."),
-		"notmod":      desc("not_modified_total", "304 answers to conditional requests."),
-		"failures":    desc("failures_total", "Failed requests: network errors, 5xx, 429."),
-		"disallowed":  desc("disallowed_urls_total", "URLs robots.txt kept the crawler from."),
-		"discovered":  desc("discovered_urls_total", "URLs queued for the first time."),
-		"outofscope":  desc("out_of_scope_links_total", "Links not followed: outside the scope."),
-		"trapped":     desc("trapped_links_total", "Links refused by the trap limits."),
-		"bytes":       desc("response_bytes_total", "Response bytes as received."),
-		"evicted":     desc("evicted_pages_total", "Pages that left a full collection for more important ones."),
-		"seen":        desc("urls_seen_total", "URLs ever seen by the crawl."),
-		"unplannedpg": desc("pages_unplanned", "Pages held with no revisit planned."),
+		"requests":   desc("requests_total", "HTTP requests made, robots.txt included."),
+		"robots":     desc("robots_fetches_total", "robots.txt fetches."),
+		"pages":      desc("pages_committed_total", "Page and sitemap outcomes committed."),
+		"changed":    desc("changes_found_total", "Fetches that found changed content."),
+		"notmod":     desc("not_modified_total", "304 answers to conditional requests."),
+		"failures":   desc("failures_total", "Failed requests: network errors, 5xx, 429."),
+		"disallowed": desc("disallowed_urls_total", "URLs robots.txt kept the crawler from."),
+		"discovered": desc("discovered_urls_total", "URLs queued for the first time."),
+		"outofscope": desc("out_of_scope_links_total", "Links not followed: outside the scope."),
+		"trapped":    desc("trapped_links_total", "Links refused by the trap limits."),
+		"bytes":      desc("response_bytes_total", "Response bytes as received."),
+		"evicted":    desc("evicted_pages_total", "Pages that left a full collection for more important ones."),
+		"seen":       desc("urls_seen_total", "URLs ever seen by the crawl."),
 	}
 	descBudget     = desc("budget_requests_per_second", "The fetch budget (0: none).")
 	descBudgetUsed = desc("budget_used_ratio", "Requests since the start over budget × time (0 without a budget).")
@@ -142,6 +141,7 @@ var (
 	descFresh      = desc("expected_freshness", "Mean time-averaged freshness the crawler expects of its held pages, from its estimated change rates and revisit intervals.")
 	descAge        = desc("expected_age_seconds", "Mean time-averaged age the crawler expects of its held pages.")
 	descPlanned    = desc("pages_planned", "Pages held with a revisit interval, over which the expectations are taken.")
+	descUnplanned  = desc("pages_unplanned", "Pages held with no revisit interval.")
 	descRates      = desc("pages_by_change_rate", "Held pages whose estimated change rate is in the octave [from, 2·from) changes a day.", "from")
 	descUnest      = desc("pages_unestimated", "Held pages without a change-rate estimate.")
 	descTruth      = desc("true_freshness", "The held pages' true freshness, where the web's truth is known (demo).")
@@ -152,7 +152,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- d
 	}
 	for _, d := range []*prometheus.Desc{descBudget, descBudgetUsed, descHeld, descQueued, descInFlight, descHosts,
-		descRobots, descHostQueue, descFresh, descAge, descPlanned, descRates, descUnest, descTruth} {
+		descRobots, descHostQueue, descFresh, descAge, descPlanned, descUnplanned, descRates, descUnest, descTruth} {
 		ch <- d
 	}
 }
@@ -175,7 +175,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	} {
 		counter(k, float64(v))
 	}
-	gauge(descCounters["unplannedpg"], float64(e.Others))
+	gauge(descUnplanned, float64(e.Others))
 	gauge(descBudget, st.Budget)
 	gauge(descBudgetUsed, st.BudgetUsed(crawler.Stats{}))
 	gauge(descHeld, float64(st.Held))
