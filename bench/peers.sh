@@ -35,6 +35,7 @@
 #   DELAY_FOR [10]    seconds of the delay-check crawl
 #   PORT [18180]      nginx's loopback port
 #   KEEP [0]          1 keeps the temp dir (logs, /usr/bin/time output)
+#   FC_ARGS [""]      more flags for freshcrawl's full crawl (-cpuprofile F)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -106,7 +107,8 @@ crawl() {
 	fi
 	case $name in
 	freshcrawl)
-		[[ $mode == full ]] && fc+=(-listen "127.0.0.1:$((PORT + 1))")
+		# shellcheck disable=SC2206 # FC_ARGS is a list of flags
+		[[ $mode == full ]] && fc+=(-listen "127.0.0.1:$((PORT + 1))" ${FC_ARGS:-})
 		"$tmp/freshcrawl" crawl -once -seed "$start" -data "$dir/data" -scope host -allow-private "${fc[@]}" \
 			-progress 0 -log-level error -user-agent "freshcrawl/peers" ;;
 	wget)

@@ -14,7 +14,8 @@ import (
 )
 
 // This file is the committer: the one goroutine that records the workers'
-// outcomes (work.go), in batches, in this order:
+// outcomes (work.go, pipeline.go), in batches, each host's in the order
+// they were handed back, in this order:
 //
 //	capture (capture.go)   the WARC records, then one fsync for the batch
 //	rows (pagerow)         each page's new state row, a pure function
@@ -22,7 +23,7 @@ import (
 //	one store transaction  rows, visits, due index, plan counters, the
 //	                       queue items consumed, what was found (admit.go),
 //	                       refinement (refine.go); then one fsync
-//	release (release.go)   the hosts go back to the scheduler
+//	release (release.go)   the scheduler learns what the batch found
 //
 // A kill between any two steps loses nothing: the state points only to
 // records already on disk, and a queue item leaves its queue only in the
@@ -30,7 +31,8 @@ import (
 
 // maxBatch bounds the outcomes committed together. Batches form by
 // themselves: while one commits (WARC fsync, then state fsync), the next
-// outcomes queue up, so the fsyncs are shared by whatever arrived meanwhile.
+// outcomes queue up, so the fsyncs are shared by whatever arrived
+// meanwhile, from every host, several of a host's among them.
 const maxBatch = 512
 
 // committerState is the state only the committer touches.
@@ -77,8 +79,9 @@ func (c *Crawler) stageRun(txn *store.Txn, now time.Time) error {
 // stops, since going on would fetch pages it cannot keep.
 func (c *Crawler) commitLoop(results <-chan outcome) error {
 	var fatal error
+	var order sequencer
 	for o := range results {
-		batch := []outcome{o}
+		batch := order.add(o, nil)
 	gather:
 		for len(batch) < maxBatch {
 			select {
@@ -86,10 +89,13 @@ func (c *Crawler) commitLoop(results <-chan outcome) error {
 				if !ok {
 					break gather
 				}
-				batch = append(batch, o)
+				batch = order.add(o, batch)
 			default:
 				break gather
 			}
+		}
+		if len(batch) == 0 { // An outcome waits for one of its host's before it.
+			continue
 		}
 		if fatal != nil { // Drain, so workers never block on a dead committer.
 			c.release(batch, nil, nil)
@@ -133,7 +139,10 @@ func (c *Crawler) commit(batch []outcome) error {
 	now := c.now()
 	recs := make([]*record, len(batch))
 	for i := range batch {
+		h := batch[i].t.h
+		h.mu.Lock()
 		r, err := c.record(&batch[i], now)
+		h.mu.Unlock()
 		if err != nil {
 			return err
 		}
@@ -175,7 +184,11 @@ func (c *Crawler) stageBatch(batch []outcome, recs []*record, enq map[string]int
 		}
 	}
 	for i := range batch {
-		if err := c.stage(txn, &batch[i], recs[i], enq); err != nil {
+		h := batch[i].t.h
+		h.mu.Lock()
+		err := c.stage(txn, &batch[i], recs[i], enq)
+		h.mu.Unlock()
+		if err != nil {
 			txn.Abort()
 			return nil, err
 		}
@@ -285,7 +298,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		return err
 	}
 	if pr.item.Kind == store.KindSitemap && len(pr.entries) > 0 {
-		n, err := c.refresh.Signalled(txn, &o.t.h.Host, answerOf(pr.resp), signals(pr), pr.prev.LastFetch, c.now())
+		n, err := c.refresh.Signalled(txn, &o.t.h.Host, answerOf(pr.resp), signals(pr), pr.prev.LastFetch, c.now(), sweepSkip(o.t.h, txn))
 		if err != nil {
 			return err
 		}
@@ -295,8 +308,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		c.refresh.Discovered(&r.page, found, pr.prev.LastFetch, r.page.LastFetch)
 	}
 	if r.sweep > 0 {
-		// The host is busy: no other outcome of the batch touches its rows.
-		moved, err := c.refresh.Sweep(txn, o.t.h.Name, pr.item.URL, r.sweep, o.t.h.Delay)
+		moved, err := c.refresh.Sweep(txn, o.t.h.Name, pr.item.URL, r.sweep, o.t.h.Delay, sweepSkip(o.t.h, txn))
 		if err != nil {
 			return err
 		}

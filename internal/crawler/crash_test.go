@@ -822,9 +822,10 @@ func TestCrawlSurvivesKillsDuringRevisits(t *testing.T) {
 	}
 
 	recs := crashReadWARCs(t, warcDir)
-	// A kill loses at most the batch being committed: one outcome per host.
+	// A kill loses at most the batch being committed: up to maxPipeline
+	// outcomes per host.
 	pending := &pendingChecks{}
-	crashCheckRevisitState(t, dir, graph, recs, ledger, kills*wcfg.Hosts, pending)
+	crashCheckRevisitState(t, dir, graph, recs, ledger, kills*wcfg.Hosts*maxPipeline, pending)
 	pending.skip(t)
 }
 

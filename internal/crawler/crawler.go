@@ -407,6 +407,11 @@ func (c *Crawler) Run(ctx context.Context) error {
 				if o.end.IsZero() { // No request went out: its slot goes back.
 					c.limiter.refund()
 				}
+				c.handBack(&o)
+				if err := c.process(&o); err != nil {
+					o.err = err
+					c.fail(err)
+				}
 				results <- o
 			}
 		}()

@@ -6,18 +6,26 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
-// This file is the last step of a commit (commit.go): the batch's hosts
-// go back to the scheduler (sched.go) with what their outcomes taught,
-// and only then may they be dispatched again. Releasing after the commit
-// is what keeps a host's queue head and due index from being read while a
-// change to them is pending.
+// This file is the last step of a commit (commit.go): the scheduler
+// (sched.go) learns what the batch's outcomes found, and their URLs are no
+// longer in flight. Their hosts were handed back before (pipeline.go),
+// with their politeness settled and the queue items they took gone from
+// their in-memory view; what needed the commit waits for it: the URLs
+// found, the next due times, a fresh view where a task found nothing.
 
-// release frees the batch's hosts with what their outcomes taught: the
-// next allowed request time, back-off, robots delay, new queue lengths and
-// due times. With enq nil (a failed commit), nothing was recorded and the
-// hosts only wait.
+// release tells the scheduler what the batch's outcomes found: new queue
+// lengths and due times. With enq nil (a failed commit), nothing was
+// recorded and the hosts only wait.
 func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 	views := c.freshViews(batch, enq)
+	for i := range batch {
+		if pr := batch[i].page; pr != nil {
+			h := batch[i].t.h
+			h.mu.Lock()
+			delete(h.inflight, pr.item.URL)
+			h.mu.Unlock()
+		}
+	}
 	if c.ranker != nil {
 		for i := range batch {
 			if batch[i].t.claimed {
@@ -31,12 +39,22 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 	for i := range batch {
 		o := &batch[i]
 		h := o.t.h
-		h.busy = false
-		s.inFly--
 		if o.t.reserved {
 			s.reserved--
 		}
-		c.settlePoliteness(h, o, enq == nil, now)
+		if o.counted {
+			h.pending--
+			h.consumed -= o.taken
+			h.stalled = false
+		}
+	}
+	// The store's views were read after the whole batch committed.
+	for i := range batch {
+		o := &batch[i]
+		h := o.t.h
+		if enq == nil {
+			h.ready = later(h.ready, now.Add(time.Second+h.Delay))
+		}
 		before := h.queued
 		if enq != nil && !o.aborted && o.err == nil {
 			settleWork(h, o, recOf(recs, i), views[i])
@@ -96,7 +114,7 @@ func (c *Crawler) freshViews(batch []outcome, enq map[string]int) []view {
 		if enq == nil || o.aborted || o.err != nil {
 			continue
 		}
-		revisited := o.page != nil && !o.page.fromDue.IsZero() && !o.retry
+		revisited := o.page != nil && (!o.page.fromDue.IsZero() || o.page.promoted) && !o.retry
 		if revisited || idle(o) {
 			due, err := c.store.Due(o.t.h.Name, maxTime, 1)
 			if err != nil {
@@ -119,10 +137,12 @@ func (c *Crawler) freshViews(batch []outcome, enq map[string]int) []view {
 // settlePoliteness sets when h may next be asked, after o: its delay
 // after the request, longer after a failure (back-off, Retry-After), a
 // robots.txt that could not be read, or a commit that failed (failed).
-// The caller holds the scheduler's lock.
+// The caller holds the scheduler's lock and owns h's task.
 func (c *Crawler) settlePoliteness(h *host, o *outcome, failed bool, now time.Time) {
-	if o.delay > 0 {
+	if o.delay > 0 && o.delay != h.Delay {
+		h.mu.Lock() // the committer reads it too
 		h.Delay = o.delay
+		h.mu.Unlock()
 	}
 	if !o.end.IsZero() {
 		h.ready = o.end.Add(h.Delay)
@@ -163,25 +183,21 @@ func (c *Crawler) settleFailure(h *host, o *outcome, now time.Time) {
 		"attempt", o.t.attempts+1, "retry_after", o.retryAfter, "next", h.ready.Sub(now).Round(time.Millisecond))
 }
 
-// settleWork brings h's view of its work up to date after o's commit: the
-// queue items it consumed, its next due time, and, where its task found
-// nothing to do, the store's view v.
+// settleWork brings h's view of its work up to date after o's commit: its
+// next due time, and, where its task found nothing to do, the store's
+// view v, less the queue items taken by outcomes not yet committed. (The
+// items o took left h.queued when h was handed back.) A due time read
+// from the store may be one of a URL in flight, earlier than the next
+// the host may take: early is safe, the task finds out.
 func settleWork(h *host, o *outcome, r *record, v view) {
-	h.queued -= len(o.skipped)
-	h.head = dropThrough(h.head, o.skipped...)
-	if pr := o.page; pr != nil && !o.retry {
-		if pr.fromDue.IsZero() && !pr.promoted {
-			h.queued--
-			h.head = dropThrough(h.head, pr.seq)
-		} else {
-			h.due = v.nextDue
-		}
+	if pr := o.page; pr != nil && !o.retry && (!pr.fromDue.IsZero() || pr.promoted) {
+		h.due = v.nextDue
 	}
 	if r != nil && !r.page.NextDue.IsZero() {
 		h.due = earliest(h.due, r.page.NextDue)
 	}
 	if idle(o) {
-		h.queued, h.head, h.due = v.queued, nil, v.nextDue
+		h.queued, h.due = max(v.queued-h.consumed, 0), v.nextDue
 	}
 }
 

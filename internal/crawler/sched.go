@@ -33,10 +33,21 @@ type host struct {
 	// the last request plus the host's delay, or later after errors and
 	// Retry-After.
 	ready time.Time
-	// busy is set from dispatch until the task's outcome is committed, so a
-	// host has at most one request in flight and its queue head and due
-	// index are never read while a change to them is pending.
+	// busy is set from dispatch until the task's request has been
+	// answered (handBack), so a host has at most one request in flight.
+	// The outcome is then read, archived and committed off the host's
+	// path while its next request goes out (pipeline.go).
 	busy bool
+	// pending counts the outcomes handed back but not yet committed that
+	// did something, consumed the queue items of those, and stalled is
+	// set when a task found nothing to do while some were pending: its
+	// view may wait on their commit, so the host is not dispatched again
+	// until one of them is released.
+	pending, consumed int
+	stalled           bool
+	// handed numbers the host's outcomes as they are handed back; the
+	// committer records them in that order (committed is its count).
+	handed, committed uint64
 	// queued counts the host's queued new URLs.
 	queued int
 	// due is the earliest revisit due time; zero if none is scheduled.
@@ -45,8 +56,19 @@ type host struct {
 	// counts tries of the task at the head of the host's work.
 	fails, attempts int
 	// head holds the first items of the host's queue as last read from the
-	// store, oldest first; items leave it as their outcomes commit.
-	head []store.QueuedItem
+	// store, oldest first, and nextSeq is the queue position after the
+	// last item taken: items leave head when they are taken, before their
+	// outcomes commit, and a read of the store starts at nextSeq. The task
+	// owns both while the host is busy.
+	head    []store.QueuedItem
+	nextSeq uint64
+	// mu guards what the worker choosing the host's next URL and the
+	// committer recording its last ones both touch: the refresh module's
+	// Host and inflight, the URLs whose outcomes are handed back but not
+	// committed, which no task takes again, and no sweep or signal moves,
+	// until they are. Lock order: the scheduler's mu, then this one.
+	mu       sync.Mutex
+	inflight map[string]struct{}
 	// promoted holds the ranking's URLs of the host not yet fetched, most
 	// important first (rank.Ranker); dispatch takes them before the queue.
 	promoted []rank.Promotion
@@ -195,7 +217,7 @@ func (s *scheduler) update(h *host) {
 	if h.idx >= 0 {
 		heap.Remove(h.in, h.idx)
 	}
-	if !h.busy && hasWork {
+	if !h.busy && !h.stalled && h.pending < maxPipeline && hasWork {
 		h.wake, h.since, h.in = work, since, &s.wait
 		heap.Push(&s.wait, h)
 	}
@@ -374,6 +396,13 @@ func (l *limiter) refund() {
 	l.next = l.next.Add(-l.interval)
 	l.mu.Unlock()
 }
+
+// maxPipeline bounds a host's outcomes handed back but not committed: a
+// host with that many waits for a commit before its next request. It
+// bounds the memory a fast host holds in bodies and what a crash loses,
+// and leaves room for the host's requests to run ahead of the commits by
+// several (pipeline.go).
+const maxPipeline = 8
 
 // newPerRevisit is the new URLs a host fetches while revisits are due
 // before one of them takes a turn.

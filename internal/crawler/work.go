@@ -34,6 +34,10 @@ type task struct {
 	reserved bool   // counted in scheduler.reserved until released
 	attempts int
 	delay    time.Duration
+	// conditional: the host's validators are trusted, so a held page is
+	// asked for conditionally (refresh.Host.Conditional, read with the
+	// candidates).
+	conditional bool
 }
 
 // outcome is what a worker found; the committer records it.
@@ -51,6 +55,12 @@ type outcome struct {
 	retryAfter time.Duration
 	// url is the URL of the last request made, for the log.
 	url string
+	// seq is the outcome's place among its host's (host.handed), the
+	// order the committer records them in; counted, that it was counted
+	// in host.pending, with taken of the host's queue items.
+	seq     uint64
+	counted bool
+	taken   int
 	// delay is the host's delay as robots.txt sets it; zero: unchanged.
 	delay time.Duration
 	// waitUntil holds the host back (robots.txt unreachable); zero: no.
@@ -93,20 +103,27 @@ type pageResult struct {
 
 // work runs one task: it picks the host's next URL (a due revisit first,
 // else the head of its queue, but after a revisit the queue first when both
-// have work), makes sure robots.txt is known, and fetches.
+// have work), makes sure robots.txt is known, and fetches. What the answer
+// holds is read later, by process, once the host is handed back.
 func (c *Crawler) work(ctx context.Context, t task) outcome {
 	o := outcome{t: t}
 	now := c.now()
+	h := t.h
+	h.mu.Lock()
 	cands, err := c.candidates(&o.t, now)
+	var until time.Time
+	if err == nil && len(cands) > 0 && !cands[0].fromDue.IsZero() {
+		until = c.postpone(&o.t, &cands[0], now)
+	}
+	o.t.conditional = h.Conditional()
+	h.mu.Unlock()
 	if err != nil {
 		o.err = err
 		return o
 	}
-	if len(cands) > 0 && !cands[0].fromDue.IsZero() {
-		if until := c.postpone(&o.t, &cands[0], now); !until.IsZero() {
-			o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: cands[0].page, known: true, postpone: until}
-			return o
-		}
+	if !until.IsZero() {
+		o.page = &pageResult{item: cands[0].item, fromDue: cands[0].fromDue, prev: cands[0].page, known: true, postpone: until}
+		return o
 	}
 	for _, cand := range cands {
 		if c.try(ctx, &o, cand, now) {
@@ -117,10 +134,14 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 }
 
 // candidates returns the URLs t may fetch, in the order it should try
-// them. A promoted URL (the ranking's) stands alone: t then takes nothing
-// else.
+// them, none of them in flight (host.inflight). A promoted URL (the
+// ranking's) stands alone: t then takes nothing else. The caller holds
+// the host's mu.
 func (c *Crawler) candidates(t *task, now time.Time) (cands []candidate, err error) {
 	if t.promote != "" {
+		if _, busy := t.h.inflight[t.promote]; busy {
+			return nil, nil // being fetched: nothing to do this turn
+		}
 		cands, err = c.promotedCandidate(t.promote)
 		if err != nil || len(cands) == 0 { // fetched meanwhile: nothing to do this turn
 			return nil, err
@@ -256,39 +277,55 @@ func (c *Crawler) dueCandidates(h *host, now time.Time) ([]candidate, error) {
 	switch p, ok, err := c.refresh.DueSitemap(&h.Host, now); {
 	case err != nil:
 		return nil, err
-	case ok:
+	case ok && !h.flying(p.URL):
 		return []candidate{{item: store.Item{URL: p.URL, Kind: p.Kind}, fromDue: p.NextDue, page: p}}, nil
 	}
-	due, err := c.store.Due(h.Name, now, 1)
+	// The URLs in flight are still due in the store until they commit.
+	due, err := c.store.Due(h.Name, now, 1+len(h.inflight))
 	if err != nil {
 		return nil, err
 	}
-	var out []candidate
 	for _, d := range due {
+		if h.flying(d.URL) {
+			continue
+		}
 		p, err := c.store.GetPage(d.URL)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, candidate{item: store.Item{URL: d.URL, Kind: p.Kind}, fromDue: d.Due, page: p})
+		return []candidate{{item: store.Item{URL: d.URL, Kind: p.Kind}, fromDue: d.Due, page: p}}, nil
 	}
-	return out, nil
+	return nil, nil
+}
+
+// flying reports whether u's outcome is handed back but not committed.
+// The caller holds h.mu.
+func (h *host) flying(u string) bool {
+	_, ok := h.inflight[u]
+	return ok
 }
 
 // queueCandidates returns the head of h's queue: several items, so that
 // robots-disallowed ones can be passed over in one task. They come from
 // h.head, refilled from the store when empty, so most tasks read nothing
-// from disk. The worker owns h while it is busy.
+// from disk; the items taken by outcomes not yet committed are still in
+// the store, before h.nextSeq. The worker owns h.head while h is busy.
+// A URL in flight (a promoted one, fetched out of its queue's order)
+// stops the list: the queue waits for its commit.
 func (c *Crawler) queueCandidates(h *host) ([]candidate, error) {
 	if len(h.head) == 0 {
-		items, err := c.store.Peek(h.Name, 0, headBuffer)
+		items, err := c.store.Peek(h.Name, h.nextSeq, headBuffer)
 		if err != nil {
 			return nil, err
 		}
 		h.head = items
 	}
-	out := make([]candidate, len(h.head))
-	for i, it := range h.head {
-		out[i] = candidate{item: it.Item, seq: it.Seq}
+	out := make([]candidate, 0, len(h.head))
+	for _, it := range h.head {
+		if h.flying(it.URL) {
+			break
+		}
+		out = append(out, candidate{item: it.Item, seq: it.Seq})
 	}
 	return out, nil
 }
@@ -379,7 +416,7 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 	}
 	o.url = cand.item.URL
 	req := fetch.Request{URL: cand.item.URL}
-	if pr.known && pr.prev.Held && o.t.h.Conditional() {
+	if pr.known && pr.prev.Held && o.t.conditional {
 		req.ETag, req.LastModified = pr.prev.ETag, pr.prev.LastModified
 	}
 	resp, ferr := c.fetcher.Fetch(ctx, req)
@@ -405,7 +442,6 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 		if !last {
 			o.retry = true
 			o.page = pr // kept for the WARC file only
-			pr.enc, o.err = c.encodeExchange(resp, nil)
 			return
 		}
 	default:
@@ -417,15 +453,31 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 			}
 			c.log.Warn("body truncated", args...)
 		}
-		c.analyse(pr)
-		if pr.note != "" {
-			c.log.Warn("content not read", "url", cand.item.URL, "reason", pr.note)
-		}
 	}
 	o.page = pr
-	if pr.resp != nil {
-		pr.enc, o.err = c.encodeExchange(pr.resp, &pr.prev)
+}
+
+// process reads what o's answer holds — its checksum, links or sitemap
+// entries — and encodes its WARC records: the costly part of a fetch,
+// done once the host is handed back, while its next request goes out. An
+// answer that will be asked for again is only archived.
+func (c *Crawler) process(o *outcome) error {
+	pr := o.page
+	if pr == nil || pr.resp == nil {
+		return nil
 	}
+	prev := &pr.prev
+	if o.retry {
+		prev = nil
+	} else {
+		c.analyse(pr)
+		if pr.note != "" {
+			c.log.Warn("content not read", "url", pr.item.URL, "reason", pr.note)
+		}
+	}
+	enc, err := c.encodeExchange(pr.resp, prev)
+	pr.enc = enc
+	return err
 }
 
 // analyse computes the checksum and, for new content, the links or

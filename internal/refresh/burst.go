@@ -97,9 +97,10 @@ const maxPull = 4096
 
 // Sweep brings forward, in txn, the revisits of host's pages other than
 // url that a sweep changing a share of them makes worth it (worthPulling),
-// in the order they were due, and returns how many it moved. The caller
-// makes sure no other change to the host's rows is staged in txn.
-func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay time.Duration) (int, error) {
+// in the order they were due, and returns how many it moved. It leaves
+// alone the rows skip names (nil: none): those the caller stages in txn
+// or is about to.
+func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay time.Duration, skip func(url string) bool) (int, error) {
 	now := m.cfg.Now()
 	due, err := m.store.Due(host, time.Unix(0, math.MaxInt64), maxPull)
 	if err != nil {
@@ -110,7 +111,7 @@ func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay ti
 	offset, moved := gap, 0
 	for _, d := range due {
 		at := now.Add(offset)
-		if d.URL == url || !d.Due.After(at) {
+		if d.URL == url || !d.Due.After(at) || skip != nil && skip(d.URL) {
 			continue
 		}
 		p, err := m.store.GetPage(d.URL)
@@ -208,9 +209,9 @@ type Signal struct {
 // again, its page not yet fetched, is not a new one: counted at every
 // read, it made the sitemap look the more worth reading the more often
 // it was read, and on the PEPs' replay half the budget went to sitemaps.
-// A distrusted sitemap claims nothing. The caller makes sure no other
-// change to the host's rows is staged in txn.
-func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, since, now time.Time) (int, error) {
+// A distrusted sitemap claims nothing. It pulls none of the rows skip
+// names (nil: none): those the caller stages in txn or is about to.
+func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, since, now time.Time, skip func(url string) bool) (int, error) {
 	sm := m.changeOf(h).state.Sitemap
 	if m.planner == nil || !m.planFast || Distrusted(sm) {
 		return 0, nil
@@ -235,7 +236,7 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 		// The estimate, not PlanRate: a page fetched on its signals finds
 		// a change at every visit, which PlanRate would take for a page
 		// changing at every moment and never pull again.
-		if !trusted || !worthPulling(1, p.Rate, p.NextDue, at, mu) {
+		if !trusted || !worthPulling(1, p.Rate, p.NextDue, at, mu) || skip != nil && skip(s.URL) {
 			continue
 		}
 		if err := pull(txn, h.Name, &p); err != nil {

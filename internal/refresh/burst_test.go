@@ -137,7 +137,7 @@ func TestSignalled(t *testing.T) {
 	h := &Host{Name: "h.test", Delay: time.Second}
 	run := func(since time.Time) int {
 		txn := m.store.Begin()
-		n, err := m.Signalled(txn, h, Answer{Status: 200}, signals, since, now)
+		n, err := m.Signalled(txn, h, Answer{Status: 200}, signals, since, now, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

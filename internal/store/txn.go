@@ -23,6 +23,7 @@ type Txn struct {
 	s        *Store
 	b        *pebble.Batch
 	seen     map[urlHash]struct{}
+	pages    map[urlHash]struct{} // the rows PutPage staged
 	metas    map[string]*queueMeta
 	counters map[string]int64
 	added    uint64
@@ -117,6 +118,10 @@ func (t *Txn) Done(host string, seq uint64) error {
 // caller must have flushed the page's WARC records (DESIGN.md §4).
 func (t *Txn) PutPage(p Page, visit *Visit) error {
 	h := hashURL(p.URL)
+	if t.pages == nil {
+		t.pages = map[urlHash]struct{}{}
+	}
+	t.pages[h] = struct{}{}
 	if err := t.b.Set(hashKey(prefixPage, h), encodePage(&p), nil); err != nil {
 		return fmt.Errorf("store: put page %s: %w", p.URL, err)
 	}
@@ -126,6 +131,13 @@ func (t *Txn) PutPage(p Page, visit *Visit) error {
 		}
 	}
 	return nil
+}
+
+// Staged reports whether the transaction puts url's row (PutPage): a
+// read of the row from the store would miss that change.
+func (t *Txn) Staged(url string) bool {
+	_, ok := t.pages[hashURL(url)]
+	return ok
 }
 
 // Schedule moves url's entry in host's due index from old to due. A zero
