@@ -10,9 +10,11 @@ import (
 	"compress/flate"
 	"compress/zlib"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -77,9 +79,12 @@ func (c *Config) defaults() {
 
 // Fetcher fetches URLs. It is safe for concurrent use.
 type Fetcher struct {
-	cfg    Config
-	client *http.Client
-	tr     *http.Transport
+	cfg Config
+	tr  *http.Transport
+	// header is the request header of a fetch that is not conditional,
+	// built once and shared, read-only, by every such request and its
+	// Response.RequestHeader.
+	header http.Header
 }
 
 // New returns a Fetcher with a transport tuned for crawling many hosts.
@@ -96,7 +101,7 @@ func New(cfg Config) *Fetcher {
 		d.dial = d.net.DialContext
 	}
 	tr := &http.Transport{
-		DialContext:            d.DialContext,
+		DialContext:            d.dialRemote,
 		MaxConnsPerHost:        cfg.MaxConnsPerHost,
 		MaxIdleConnsPerHost:    cfg.MaxConnsPerHost,
 		MaxIdleConns:           4096,
@@ -108,14 +113,12 @@ func New(cfg Config) *Fetcher {
 		DisableCompression:     true, // we ask for gzip ourselves and keep the raw bytes for WARC
 		ForceAttemptHTTP2:      true,
 	}
-	return &Fetcher{
-		cfg: cfg,
-		tr:  tr,
-		client: &http.Client{
-			Transport:     tr,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
+	header := http.Header{
+		"User-Agent":      {cfg.UserAgent},
+		"Accept":          {"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"},
+		"Accept-Encoding": {"gzip, deflate"},
 	}
+	return &Fetcher{cfg: cfg, tr: tr, header: header}
 }
 
 // Close releases idle connections.
@@ -131,17 +134,19 @@ type Request struct {
 
 // Response is what a fetch returned.
 type Response struct {
-	URL           string
-	Status        int
-	Proto         string
-	Header        http.Header
-	RequestHeader http.Header // what was sent, for the WARC request record
-	Raw           []byte      // body as transferred: Content-Encoding kept, chunking removed
-	Body          []byte      // body with Content-Encoding undone; with DecodeError, what could be decoded
-	Truncated     string      // "" or why the body stops early (WARC-Truncated values): "length", "time", "disconnect"
-	DecodeError   error       // why Body is nil although Raw is not
-	Location      string      // absolute redirect target of a 3xx
-	RemoteAddr    string      // ip:port the response came from
+	URL    string
+	Status int
+	Proto  string
+	Header http.Header
+	// RequestHeader is what was sent, for the WARC request record. It may
+	// be shared with other Responses and must not be modified.
+	RequestHeader http.Header
+	Raw           []byte // body as transferred: Content-Encoding kept, chunking removed
+	Body          []byte // body with Content-Encoding undone; with DecodeError, what could be decoded
+	Truncated     string // "" or why the body stops early (WARC-Truncated values): "length", "time", "disconnect"
+	DecodeError   error  // why Body is nil although Raw is not
+	Location      string // absolute redirect target of a 3xx
+	RemoteAddr    string // ip:port the response came from
 	Started       time.Time
 	Duration      time.Duration
 
@@ -150,6 +155,44 @@ type Response struct {
 
 // NotModified reports a 304 answer to a conditional GET.
 func (r *Response) NotModified() bool { return r.Status == http.StatusNotModified }
+
+// exchange is one fetch's Response and the trace hook that fills in its
+// RemoteAddr, allocated together: net/http's own allocations a page are
+// some fifty, and Fetch's are kept to a handful.
+type exchange struct {
+	resp  Response
+	trace httptrace.ClientTrace
+}
+
+func (x *exchange) gotConn(info httptrace.GotConnInfo) {
+	c := info.Conn
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	if rc, ok := c.(*remoteConn); ok {
+		x.resp.RemoteAddr = rc.remote
+		return
+	}
+	x.resp.RemoteAddr = c.RemoteAddr().String()
+}
+
+// remoteConn is a connection that keeps its remote address as text: every
+// request on it records the address, and formatting it anew cost three
+// allocations a page.
+type remoteConn struct {
+	net.Conn
+	remote string
+}
+
+// dialRemote dials as DialContext does and wraps the connection in a
+// remoteConn.
+func (d *dialer) dialRemote(ctx context.Context, network, address string) (net.Conn, error) {
+	c, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &remoteConn{Conn: c, remote: c.RemoteAddr().String()}, nil
+}
 
 // Fetch performs one GET. Network errors, refused addresses and timeouts
 // before the headers arrive are errors; a body cut short by a limit is a
@@ -164,41 +207,33 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
-	var remote string
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { remote = info.Conn.RemoteAddr().String() },
-	})
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", r.URL, err)
-	}
-	// net/http sends a GET again at once, on a new connection, when a
-	// reused one is reset or closed before the answer: the host gets two
-	// requests with no delay between them, and the crawler never learns of
-	// the first failure, so it neither backs off nor logs it. A request
-	// whose body cannot be rewound is not sent again. The body is empty,
-	// so the request on the wire is the same.
-	req.Body = noRewind{}
-	h := req.Header
-	h.Set("User-Agent", f.cfg.UserAgent)
-	h.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
-	h.Set("Accept-Encoding", "gzip, deflate")
-	if r.ETag != "" {
-		h.Set("If-None-Match", r.ETag)
-	}
-	if r.LastModified != "" {
-		h.Set("If-Modified-Since", r.LastModified)
-	}
-	start := f.cfg.Now()
-	resp, err := f.client.Do(req)
+	x := &exchange{resp: Response{URL: r.URL, RequestHeader: f.requestHeader(r)}}
+	x.trace.GotConn = x.gotConn
+	out := &x.resp
+	ctx = httptrace.WithClientTrace(ctx, &x.trace)
+	// Built by hand rather than by http.NewRequest, which would parse the
+	// URL again; Host is what NewRequest makes of it.
+	req := (&http.Request{
+		Method: http.MethodGet, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: out.RequestHeader, Host: strings.TrimSuffix(u.Host, ":"),
+		// net/http sends a GET again at once, on a new connection, when a
+		// reused one is reset or closed before the answer: the host gets
+		// two requests with no delay between them, and the crawler never
+		// learns of the first failure, so it neither backs off nor logs it.
+		// A request whose body cannot be rewound is not sent again. The
+		// body is empty, so the request on the wire is the same; the
+		// identity transfer coding says so to net/http, which would
+		// otherwise probe the body for a byte in a goroutine of its own,
+		// with a timer, on every request.
+		Body: noRewind{}, TransferEncoding: identity,
+	}).WithContext(ctx)
+	out.Started = f.cfg.Now()
+	resp, err := f.roundTrip(req)
 	if err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", r.URL, err)
 	}
 	defer resp.Body.Close()
-	out := &Response{
-		URL: r.URL, Status: resp.StatusCode, Proto: resp.Proto, Header: resp.Header,
-		RequestHeader: h.Clone(), RemoteAddr: remote, Started: start,
-	}
+	out.Status, out.Proto, out.Header = resp.StatusCode, resp.Proto, resp.Header
 	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		if target, err := u.Parse(loc); err == nil {
 			out.Location = target.String()
@@ -213,8 +248,66 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if errors.Is(out.DecodeError, errDecodedTooLarge) {
 		out.Truncated = "length"
 	}
-	out.Duration = f.cfg.Now().Sub(start)
+	out.Duration = f.cfg.Now().Sub(out.Started)
 	return out, nil
+}
+
+// identity is the TransferEncoding of a request whose body is empty.
+var identity = []string{"identity"}
+
+// requestHeader is the header block r is sent with: the Fetcher's shared
+// one, or for a conditional GET a copy with the validators added.
+func (f *Fetcher) requestHeader(r Request) http.Header {
+	if r.ETag == "" && r.LastModified == "" {
+		return f.header
+	}
+	h := make(http.Header, len(f.header)+2)
+	maps.Copy(h, f.header)
+	if r.ETag != "" {
+		h["If-None-Match"] = []string{r.ETag}
+	}
+	if r.LastModified != "" {
+		h["If-Modified-Since"] = []string{r.LastModified}
+	}
+	return h
+}
+
+// roundTrip sends req on the transport itself. http.Client would add a
+// copy of the header, of the URL and a redirect loop that is never
+// followed; what of it a GET without cookies still needs is kept here:
+// credentials in the URL become basic authentication, errors are
+// *url.Error as the client's are, and a redirect the client would follow
+// with a Location it cannot parse is an error.
+func (f *Fetcher) roundTrip(req *http.Request) (*http.Response, error) {
+	uerr := func(err error) error {
+		s, user := req.URL.String(), req.URL.User
+		if _, ok := user.Password(); ok {
+			s = strings.Replace(s, user.String()+"@", user.Username()+":***@", 1)
+		}
+		return &url.Error{Op: "Get", URL: s, Err: err}
+	}
+	if user := req.URL.User; user != nil {
+		password, _ := user.Password()
+		req.Header = req.Header.Clone()
+		req.SetBasicAuth(user.Username(), password)
+	}
+	resp, err := f.tr.RoundTrip(req)
+	if err != nil {
+		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {
+			err = http.ErrSchemeMismatch
+		}
+		return nil, uerr(err)
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther:
+		if loc := resp.Header.Get("Location"); loc != "" {
+			if _, err := req.URL.Parse(loc); err != nil {
+				resp.Body.Close()
+				return nil, uerr(fmt.Errorf("failed to parse Location header %q: %v", loc, err))
+			}
+		}
+	}
+	return resp, nil
 }
 
 // noRewind is an empty request body net/http cannot rewind, which keeps
@@ -223,6 +316,10 @@ type noRewind struct{}
 
 func (noRewind) Read([]byte) (int, error) { return 0, io.EOF }
 func (noRewind) Close() error             { return nil }
+
+// WriteTo spares net/http's copy of the body the 32 KiB buffer io.Copy
+// would allocate to find it empty.
+func (noRewind) WriteTo(io.Writer) (int64, error) { return 0, nil }
 
 // readBounded reads at most limit bytes; a body that is longer, or that
 // stops with an error (a timeout, a reset), is returned truncated, with the
@@ -234,7 +331,7 @@ func readBounded(r io.Reader, limit, size int64) ([]byte, string) {
 	if size > 0 {
 		want = int(min(size, limit) + bytes.MinRead)
 	}
-	buf, n, err := readInto(getBuffer(want), io.LimitReader(r, limit+1))
+	buf, n, err := readInto(getBuffer(want), &io.LimitedReader{R: r, N: limit + 1})
 	switch {
 	case n > limit:
 		return buf[:limit], "length"
@@ -248,8 +345,9 @@ func readBounded(r io.Reader, limit, size int64) ([]byte, string) {
 
 // readInto appends r to buf until EOF or an error, as bytes.Buffer's
 // ReadFrom does, and returns the slice, the bytes read and the error
-// (nil at EOF).
-func readInto(buf []byte, r io.Reader) ([]byte, int64, error) {
+// (nil at EOF). r is a *io.LimitedReader, not an io.Reader, so that it
+// can stay on the caller's stack.
+func readInto(buf []byte, r *io.LimitedReader) ([]byte, int64, error) {
 	var total int64
 	for {
 		if len(buf) == cap(buf) {
@@ -273,13 +371,18 @@ func readInto(buf []byte, r io.Reader) ([]byte, int64, error) {
 // buffers up to maxPooled are kept, so the pool holds no bomb's worth.
 const maxPooled = 256 << 10
 
-var buffers sync.Pool // of *[]byte
+// buffers holds the buffers, boxes their empty *[]byte holders: a box
+// goes back and forth between them, so giving a buffer back allocates
+// nothing.
+var buffers, boxes sync.Pool // of *[]byte
 
 // getBuffer returns an empty buffer of at least n bytes' capacity.
 func getBuffer(n int) []byte {
 	if p, _ := buffers.Get().(*[]byte); p != nil {
-		if cap(*p) >= n {
-			return (*p)[:0]
+		if b := *p; cap(b) >= n {
+			*p = nil
+			boxes.Put(p)
+			return b[:0]
 		}
 		buffers.Put(p)
 	}
@@ -291,8 +394,12 @@ func putBuffer(b []byte) {
 	if cap(b) == 0 || cap(b) > maxPooled {
 		return
 	}
-	b = b[:0]
-	buffers.Put(&b)
+	p, _ := boxes.Get().(*[]byte)
+	if p == nil {
+		p = new([]byte)
+	}
+	*p = b[:0]
+	buffers.Put(p)
 }
 
 // Release gives r's body buffers back for later fetches to reuse. Raw and
@@ -352,7 +459,7 @@ func decode(raw []byte, encoding string, limit int64) ([]byte, error) {
 	}
 	// HTML inflates about four times; one buffer of that size saves the
 	// copies of growing from small.
-	buf, n, err := readInto(getBuffer(int(min(4*int64(len(raw)), limit)+bytes.MinRead)), io.LimitReader(r, limit+1))
+	buf, n, err := readInto(getBuffer(int(min(4*int64(len(raw)), limit)+bytes.MinRead)), &io.LimitedReader{R: r, N: limit + 1})
 	if n > limit {
 		return buf[:limit], errDecodedTooLarge
 	}
