@@ -35,6 +35,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -408,6 +409,9 @@ func (c *Crawler) Run(ctx context.Context) error {
 					c.limiter.refund()
 				}
 				c.handBack(&o)
+				// The dispatcher and the host's next request first: on
+				// busy cores they would otherwise wait behind process.
+				runtime.Gosched()
 				if err := c.process(&o); err != nil {
 					o.err = err
 					c.fail(err)
