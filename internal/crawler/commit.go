@@ -209,7 +209,7 @@ func (c *Crawler) stageBatch(batch []outcome, recs []*record, enq map[string]int
 // and the refresh module's decisions on it; nil if o changes no row.
 func (c *Crawler) record(o *outcome, now time.Time) (*record, error) {
 	for _, enc := range o.robots {
-		if _, err := c.writeEncoded(enc); err != nil {
+		if _, err := enc.Write(c.archive); err != nil {
 			return nil, err
 		}
 	}
@@ -220,7 +220,7 @@ func (c *Crawler) record(o *outcome, now time.Time) (*record, error) {
 	// The records go in whatever the status; a new 200 capture becomes
 	// the copy the row points to. An error answer that will be retried
 	// is archived, and the state waits for the retry.
-	cp, err := c.writeEncoded(pr.enc)
+	cp, err := pr.enc.Write(c.archive)
 	if err != nil || o.retry {
 		return nil, err
 	}
@@ -377,7 +377,7 @@ func (c *Crawler) tell(o *outcome, r *record) {
 		Fetches: r.page.Fetches, Rate: r.page.Rate,
 	}
 	if pr.fetchErr != nil {
-		e.Err = reason(pr.fetchErr)
+		e.Err = fetch.Reason(pr.fetchErr)
 	}
 	if pr.resp != nil {
 		e.Bytes, e.Started, e.Took = len(pr.resp.Raw), pr.resp.Started, pr.resp.Duration

@@ -32,6 +32,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freshcrawl/freshcrawl/internal/crawler/budget"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -137,7 +138,7 @@ type Crawler struct {
 	fetcher Fetcher
 	robots  *robots.Cache
 	sched   *scheduler
-	limiter *limiter
+	limiter *budget.Limiter
 	// ranker orders new URLs and refines a full collection; nil under
 	// breadth-first ordering.
 	ranker *rank.Ranker
@@ -238,7 +239,7 @@ func (c *Crawler) open(warcDir string, seeds []string) error {
 	if err := c.rebuild(); err != nil {
 		return err
 	}
-	c.limiter = newLimiter(c.cfg.Budget, c.now)
+	c.limiter = budget.New(c.cfg.Budget, c.now)
 	c.fetcher = c.cfg.Fetcher
 	if c.fetcher == nil {
 		fc := c.cfg.Fetch
@@ -393,9 +394,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	defer cancel()
 	now := c.now()
 	c.started.Store(now.UnixNano())
-	if c.limiter != nil { // No pause to make up for yet: no burst.
-		c.limiter.next = now
-	}
+	c.limiter.Start(now)
 	tasks := make(chan task)
 	results := make(chan outcome, c.cfg.Workers)
 	var workers sync.WaitGroup
@@ -406,7 +405,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 			for t := range tasks {
 				o := c.work(runCtx, t)
 				if o.end.IsZero() { // No request went out: its slot goes back.
-					c.limiter.refund()
+					c.limiter.Refund()
 				}
 				c.handBack(&o)
 				// The dispatcher and the host's next request first: on
@@ -468,7 +467,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 	s := c.sched
 	for {
-		if !c.limiter.wait(ctx) {
+		if !c.limiter.Wait(ctx) {
 			return
 		}
 		h := s.next(ctx)
@@ -501,7 +500,7 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 			s.inFly--
 			s.update(h)
 			s.mu.Unlock()
-			c.limiter.refund()
+			c.limiter.Refund()
 			continue
 		}
 		t := task{h: h, due: h.due, queued: h.queued, full: !may && !explore, attempts: h.attempts, delay: h.Delay, promote: promote, claimed: claimed}

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -346,55 +345,6 @@ func (s *scheduler) pick(now time.Time) (*host, time.Duration) {
 	h.busy = true
 	s.inFly++
 	return h, 0
-}
-
-// limiter spaces dispatches to at most rate per second, with a burst of
-// one second's worth so that a pause is made up for in part. A slot is
-// meant for a request: a task that made none gives its slot back
-// (refund), so that postponed revisits and tasks that found nothing to do
-// cost the budget nothing.
-type limiter struct {
-	now      func() time.Time
-	interval time.Duration
-	burst    time.Duration
-	mu       sync.Mutex // the dispatcher takes slots, workers give them back
-	next     time.Time
-}
-
-func newLimiter(rate float64, now func() time.Time) *limiter {
-	if rate <= 0 {
-		return nil
-	}
-	iv := time.Duration(float64(time.Second) / rate)
-	return &limiter{now: now, interval: iv, burst: max(time.Second, iv)}
-}
-
-// wait blocks until the next dispatch is allowed. It returns false if ctx
-// ends first.
-func (l *limiter) wait(ctx context.Context) bool {
-	if l == nil {
-		return ctx.Err() == nil
-	}
-	l.mu.Lock()
-	now := l.now()
-	if floor := now.Add(-l.burst + l.interval); l.next.Before(floor) {
-		l.next = floor
-	}
-	at := l.next
-	l.next = l.next.Add(l.interval)
-	l.mu.Unlock()
-	return clock.Sleep(ctx, at.Sub(now))
-}
-
-// refund gives back a slot that no request used. The next waits may then
-// go sooner, within the burst.
-func (l *limiter) refund() {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	l.next = l.next.Add(-l.interval)
-	l.mu.Unlock()
 }
 
 // maxPipeline bounds a host's outcomes handed back but not committed: a

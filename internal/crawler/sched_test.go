@@ -2,11 +2,8 @@ package crawler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
-	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -263,49 +260,6 @@ func TestRobotsAgent(t *testing.T) {
 	} {
 		if got := robotsAgent(ua); got != want {
 			t.Errorf("robotsAgent(%q) = %q, want %q", ua, got, want)
-		}
-	}
-}
-
-func TestRetryAfter(t *testing.T) {
-	resp := func(v string) *fetch.Response {
-		return &fetch.Response{Header: http.Header{"Retry-After": {v}}}
-	}
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	future := now.Add(90 * time.Second).Format(http.TimeFormat)
-	tests := []struct {
-		v        string
-		min, max time.Duration
-	}{
-		{"", 0, 0},
-		{"120", 120 * time.Second, 120 * time.Second},
-		{" 5 ", 5 * time.Second, 5 * time.Second},
-		{"-3", 0, 0},
-		{"999999999", DefaultMaxRetryAfter, DefaultMaxRetryAfter},
-		{future, 90 * time.Second, 90 * time.Second},
-		{"Mon, 01 Jan 2001 00:00:00 GMT", 0, 0}, // in the past
-		{"soon", 0, 0},
-	}
-	for _, tt := range tests {
-		if got := retryAfter(resp(tt.v), now); got < tt.min || got > tt.max {
-			t.Errorf("retryAfter(%q) = %v, want in [%v, %v]", tt.v, got, tt.min, tt.max)
-		}
-	}
-}
-
-func TestReason(t *testing.T) {
-	tests := []struct {
-		err  error
-		want string
-	}{
-		{&url.Error{Op: "Get", URL: "http://a/", Err: errors.New("connection reset by peer")}, "connection reset by peer"},
-		{&url.Error{Op: "Get", URL: "http://a/", Err: context.DeadlineExceeded}, "timeout"},
-		{fmt.Errorf("fetch http://a/: %w", &url.Error{Op: "Get", URL: "http://a/", Err: context.DeadlineExceeded}), "timeout"},
-		{errors.New("plain"), "plain"},
-	}
-	for _, tt := range tests {
-		if got := reason(tt.err); got != tt.want {
-			t.Errorf("reason(%v) = %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/freshcrawl/freshcrawl/internal/crawler/capture"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -66,10 +66,10 @@ type outcome struct {
 	// waitUntil holds the host back (robots.txt unreachable); zero: no.
 	waitUntil time.Time
 
-	robots   []*encoded // WARC records of robots.txt requests, redirects included
-	sitemaps []string   // sitemap URLs robots.txt pointed to
-	skipped  []uint64   // queue items dropped unfetched (robots-disallowed)
-	given    []string   // page URLs dropped unfetched, for the ranking
+	robots   []*capture.Exchange // WARC records of robots.txt requests, redirects included
+	sitemaps []string            // sitemap URLs robots.txt pointed to
+	skipped  []uint64            // queue items dropped unfetched (robots-disallowed)
+	given    []string            // page URLs dropped unfetched, for the ranking
 	page     *pageResult
 	err      error // a store read failed: the task is retried later
 }
@@ -83,10 +83,10 @@ type pageResult struct {
 	prev       store.Page
 	known      bool // prev is the URL's stored row
 	resp       *fetch.Response
-	fetchErr   error     // the network error of a final failed attempt
-	enc        *encoded  // the WARC records of resp
-	disallowed bool      // robots.txt forbids the URL: not fetched
-	postpone   time.Time // not fetched: the revisit moves to this time
+	fetchErr   error             // the network error of a final failed attempt
+	enc        *capture.Exchange // the WARC records of resp
+	disallowed bool              // robots.txt forbids the URL: not fetched
+	postpone   time.Time         // not fetched: the revisit moves to this time
 
 	checksum uint64
 	changed  bool
@@ -361,7 +361,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 		}
 		c.stats.requests.Add(1)
 		if err != nil {
-			o.transient = "robots.txt: " + reason(err)
+			o.transient = "robots.txt: " + fetch.Reason(err)
 			status = 0
 			break
 		}
@@ -374,7 +374,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 		status, body = resp.Status, resp.Body
 		if resp.Status == http.StatusTooManyRequests || resp.Status >= 500 {
 			o.transient = fmt.Sprintf("robots.txt: HTTP %d", resp.Status)
-			o.retryAfter = retryAfter(resp, c.now())
+			o.retryAfter = fetch.RetryAfter(resp, c.now(), DefaultMaxRetryAfter)
 			break
 		}
 		if resp.Status >= 300 && resp.Status < 400 && resp.Location != "" && hop < c.cfg.MaxRedirects {
@@ -429,7 +429,7 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 	last := o.t.attempts+1 >= c.cfg.MaxAttempts
 	switch {
 	case ferr != nil:
-		o.transient = reason(ferr)
+		o.transient = fetch.Reason(ferr)
 		if !last {
 			o.retry = true
 			return
@@ -437,7 +437,7 @@ func (c *Crawler) fetchPage(ctx context.Context, o *outcome, cand candidate) {
 		pr.fetchErr = ferr
 	case resp.Status == http.StatusTooManyRequests || resp.Status >= 500:
 		o.transient = fmt.Sprintf("HTTP %d", resp.Status)
-		o.retryAfter = retryAfter(resp, c.now())
+		o.retryAfter = fetch.RetryAfter(resp, c.now(), DefaultMaxRetryAfter)
 		pr.resp = resp
 		if !last {
 			o.retry = true
@@ -534,41 +534,4 @@ func isHTML(ctype string, body []byte) bool {
 	}
 	ctype = strings.ToLower(ctype)
 	return strings.Contains(ctype, "html")
-}
-
-// retryAfter reads a Retry-After header, in seconds or as an HTTP date
-// (relative to now).
-func retryAfter(r *fetch.Response, now time.Time) time.Duration {
-	v := strings.TrimSpace(r.Header.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if s < 0 {
-			return 0
-		}
-		return time.Duration(min(s, int64(DefaultMaxRetryAfter/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return min(d, DefaultMaxRetryAfter)
-		}
-	}
-	return 0
-}
-
-// reason shortens a fetch error for logs and records: the innermost cause,
-// and "timeout" for any deadline.
-func reason(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		if ue.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-			return "timeout"
-		}
-		err = ue.Err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "timeout"
-	}
-	return err.Error()
 }
