@@ -212,6 +212,8 @@ if [[ -s $tmp/metrics ]]; then
 			}
 			printf "  median under %g ms\n", m50 * 1000
 		}'
+	awk '$1 == "freshcrawl_pages_committed_total" { p = $2 } $1 == "freshcrawl_commits_total" { c = $2 }
+		END { if (c > 0) printf "freshcrawl, full-speed crawl: %d outcomes in %d commits (%.1f an fsync pair)\n", p, c, p / c }' "$tmp/metrics"
 fi
 
 printf '\ncolumns: connections used; HTML pages fetched (200); pages/s over the wall time; CPU ms (user + sys) a page;\n'

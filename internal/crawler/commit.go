@@ -32,8 +32,16 @@ import (
 // maxBatch bounds the outcomes committed together. Batches form by
 // themselves: while one commits (WARC fsync, then state fsync), the next
 // outcomes queue up, so the fsyncs are shared by whatever arrived
-// meanwhile, from every host, several of a host's among them.
-const maxBatch = 512
+// meanwhile, from every host, several of a host's among them. A batch
+// smaller than groupSize also waits up to commitWindow from its first
+// outcome for more: the hosts do not wait for commits (pipeline.go), so
+// the wait costs them nothing, and on the rust-doc crawl (one host, ~1,000
+// pages/s) it took the outcomes an fsync pair from 3.6 to 11.
+const (
+	maxBatch     = 512
+	groupSize    = 64
+	commitWindow = 5 * time.Millisecond
+)
 
 // committerState is the state only the committer touches.
 type committerState struct {
@@ -80,20 +88,10 @@ func (c *Crawler) stageRun(txn *store.Txn, now time.Time) error {
 func (c *Crawler) commitLoop(results <-chan outcome) error {
 	var fatal error
 	var order sequencer
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for o := range results {
-		batch := order.add(o, nil)
-	gather:
-		for len(batch) < maxBatch {
-			select {
-			case o, ok := <-results:
-				if !ok {
-					break gather
-				}
-				batch = order.add(o, batch)
-			default:
-				break gather
-			}
-		}
+		batch := gather(results, &order, order.add(o, nil), timer)
 		if len(batch) == 0 { // An outcome waits for one of its host's before it.
 			continue
 		}
@@ -110,6 +108,40 @@ func (c *Crawler) commitLoop(results <-chan outcome) error {
 		freeBodies(batch)
 	}
 	return fatal
+}
+
+// gather adds to batch what arrives on results, in its hosts' order, up
+// to maxBatch outcomes: all that is waiting, and while the batch is under
+// groupSize what comes within commitWindow.
+func gather(results <-chan outcome, order *sequencer, batch []outcome, timer *time.Timer) []outcome {
+	deadline := time.Now().Add(commitWindow)
+	for len(batch) < maxBatch {
+		select {
+		case o, ok := <-results:
+			if !ok {
+				return batch
+			}
+			batch = order.add(o, batch)
+			continue
+		default:
+		}
+		wait := time.Until(deadline)
+		if len(batch) >= groupSize || wait <= 0 {
+			return batch
+		}
+		timer.Reset(wait)
+		select {
+		case o, ok := <-results:
+			timer.Stop()
+			if !ok {
+				return batch
+			}
+			batch = order.add(o, batch)
+		case <-timer.C:
+			return batch
+		}
+	}
+	return batch
 }
 
 // freeBodies gives the batch's page bodies back to the fetcher's pool once
@@ -161,6 +193,7 @@ func (c *Crawler) commit(batch []outcome) error {
 	if c.ranker != nil {
 		c.ranker.Observe(ranked)
 	}
+	c.stats.commits.Add(1)
 	c.release(batch, recs, enq)
 	for i := range batch {
 		if r := recs[i]; r != nil && r.event {

@@ -83,6 +83,7 @@ type Stats struct {
 	Requests    int64  // HTTP requests made, robots.txt included
 	Robots      int64  // robots.txt fetches
 	Pages       int64  // page and sitemap outcomes committed
+	Commits     int64  // batches committed, each one WARC sync and one state sync
 	Changed     int64  // fetches that found changed content
 	NotModified int64  // 304 answers
 	Failures    int64  // failed requests (network, 5xx, 429)
@@ -123,7 +124,7 @@ func (st Stats) BudgetUsed(prev Stats) float64 {
 
 type counters struct {
 	requests, robots, pages, changed, notModified, failures, disallowed atomic.Int64
-	discovered, outOfScope, trapped, revisits, bytes, evicted           atomic.Int64
+	discovered, outOfScope, trapped, revisits, bytes, evicted, commits  atomic.Int64
 }
 
 // Crawler is one crawl over a data directory. Create it with New, run it
@@ -531,7 +532,8 @@ func (c *Crawler) Stats() Stats {
 		Discovered: c.stats.discovered.Load(), OutOfScope: c.stats.outOfScope.Load(),
 		Trapped: c.stats.trapped.Load(), Revisits: c.stats.revisits.Load(), Bytes: c.stats.bytes.Load(),
 		Held: c.held.Load(), Seen: c.store.SeenCount(), Evicted: c.stats.evicted.Load(),
-		Budget: c.cfg.Budget, At: c.now(), Scope: c.cfg.Scope,
+		Commits: c.stats.commits.Load(),
+		Budget:  c.cfg.Budget, At: c.now(), Scope: c.cfg.Scope,
 	}
 	if ns := c.started.Load(); ns != 0 {
 		st.Started = time.Unix(0, ns)

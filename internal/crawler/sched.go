@@ -352,7 +352,7 @@ func (s *scheduler) pick(now time.Time) (*host, time.Duration) {
 // bounds the memory a fast host holds in bodies and what a crash loses,
 // and leaves room for the host's requests to run ahead of the commits by
 // several (pipeline.go).
-const maxPipeline = 8
+const maxPipeline = 16
 
 // newPerRevisit is the new URLs a host fetches while revisits are due
 // before one of them takes a turn.

@@ -119,6 +119,7 @@ var (
 		"requests":   desc("requests_total", "HTTP requests made, robots.txt included."),
 		"robots":     desc("robots_fetches_total", "robots.txt fetches."),
 		"pages":      desc("pages_committed_total", "Page and sitemap outcomes committed."),
+		"commits":    desc("commits_total", "Batches of outcomes committed, each with one WARC sync and one state sync."),
 		"changed":    desc("changes_found_total", "Fetches that found changed content."),
 		"notmod":     desc("not_modified_total", "304 answers to conditional requests."),
 		"failures":   desc("failures_total", "Failed requests: network errors, 5xx, 429."),
@@ -168,7 +169,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	for k, v := range map[string]int64{
-		"requests": st.Requests, "robots": st.Robots, "pages": st.Pages, "changed": st.Changed,
+		"requests": st.Requests, "robots": st.Robots, "pages": st.Pages, "commits": st.Commits, "changed": st.Changed,
 		"notmod": st.NotModified, "failures": st.Failures, "disallowed": st.Disallowed,
 		"discovered": st.Discovered, "outofscope": st.OutOfScope, "trapped": st.Trapped,
 		"bytes": st.Bytes, "evicted": st.Evicted, "seen": int64(st.Seen),
