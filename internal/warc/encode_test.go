@@ -99,6 +99,36 @@ func TestEncodeAhead(t *testing.T) {
 	}
 }
 
+// TestGivenPayloadDigest checks that a response given its payload digest
+// is the record the writer makes when it computes the digest itself.
+func TestGivenPayloadDigest(t *testing.T) {
+	header := httpResponse("Transfer-Encoding: chunked")
+	body := chunk("chunk 0\n", "chunk 1\n", "chunk 2\n")
+	w, dir := newTestWriter(t, WriterConfig{})
+	id := NewRecordID()
+	for _, digest := range []string{"", PayloadDigest(header, body)} {
+		r := Response{ID: id, Date: epoch, TargetURI: "http://example.com/", HTTPHeader: header, Body: body, PayloadDigest: digest}
+		if _, err := w.WriteResponse(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	recs := readRecords(t, readFile(t, warcFiles(t, dir)[0])) // verifies digests
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3", len(recs))
+	}
+	computed, given := recs[1].Header, recs[2].Header
+	// Computed with Python's hashlib, as in TestPayloadDigest.
+	if d := computed.Get("WARC-Payload-Digest"); d != "sha1:UKX4VO7UCBL2TZHVGGWRN6UAG7TOHDZF" {
+		t.Errorf("computed payload digest %s", d)
+	}
+	for _, f := range computed {
+		if g := given.Get(f.Name); g != f.Value {
+			t.Errorf("%s: %q given the digest, %q computed", f.Name, g, f.Value)
+		}
+	}
+}
+
 func TestWorthCompressing(t *testing.T) {
 	big := make([]byte, 4096)
 	resp := func() Header { return Header{{"WARC-Type", TypeResponse}} }

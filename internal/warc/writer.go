@@ -255,7 +255,8 @@ func (w *Writer) complete(h *Header, block [][]byte) error {
 		for _, b := range block {
 			d.Write(b)
 		}
-		h.Set("WARC-Block-Digest", formatSHA1(d.Sum(nil)))
+		var sum [sha1.Size]byte
+		h.Set("WARC-Block-Digest", formatSHA1(d.Sum(sum[:0])))
 	}
 	h.Set("Content-Length", strconv.FormatInt(n, 10))
 	return h.check()
