@@ -93,7 +93,8 @@ type Writer struct {
 	enc     *encoder // for writes under mu
 	scratch []byte   // the member of the last write under mu
 
-	pool sync.Pool // of *encoder, for Encode
+	pool    sync.Pool // of *encoder, for Encode
+	members sync.Pool // of *[]byte: buffers of Encoded members (encode.go)
 }
 
 // NewWriter checks cfg, creates cfg.Dir if needed and returns a Writer.
