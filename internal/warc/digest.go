@@ -33,8 +33,13 @@ func Digest(b []byte) string {
 	return formatSHA1(sum[:])
 }
 
+// formatSHA1 formats a SHA-1 sum as Digest does, in one allocation: the
+// 20 bytes are exactly 32 base32 digits, without padding.
 func formatSHA1(sum []byte) string {
-	return "sha1:" + base32.StdEncoding.EncodeToString(sum)
+	var b [len("sha1:") + 32]byte
+	n := copy(b[:], "sha1:")
+	base32.StdEncoding.Encode(b[n:], sum[:sha1.Size])
+	return string(b[:])
 }
 
 // PayloadDigest returns the WARC-Payload-Digest of an HTTP message whose
@@ -53,6 +58,10 @@ func formatSHA1(sum []byte) string {
 // The crawler calls it to decide between a response and a revisit record
 // before writing either.
 func PayloadDigest(httpHeader, body []byte) string {
+	if !isChunked(httpHeader) {
+		sum := sha1.Sum(body) // on the stack: the common case allocates once
+		return formatSHA1(sum[:])
+	}
 	p := newPayloadHasher(sha1.New, false)
 	p.setHeader(httpHeader)
 	p.Write(body)
@@ -63,20 +72,22 @@ func PayloadDigest(httpHeader, body []byte) string {
 // isChunked reports whether an HTTP header block ends its transfer codings
 // with chunked (RFC 9112 §6.1: only the final coding frames the message).
 func isChunked(httpHeader []byte) bool {
-	last := ""
-	lines := bytes.Split(httpHeader, []byte("\n"))
-	for _, l := range lines[1:] { // skip the status or request line
-		i := bytes.IndexByte(l, ':')
-		if i < 0 || !strings.EqualFold(string(bytes.TrimSpace(l[:i])), "Transfer-Encoding") {
+	var last []byte
+	_, rest, _ := bytes.Cut(httpHeader, []byte("\n")) // skip the status or request line
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || !bytes.EqualFold(bytes.TrimSpace(name), []byte("Transfer-Encoding")) {
 			continue
 		}
-		for _, c := range strings.Split(string(l[i+1:]), ",") {
-			if c, _, _ = strings.Cut(c, ";"); strings.TrimSpace(c) != "" {
-				last = strings.TrimSpace(c)
+		for c := range bytes.SplitSeq(value, []byte(",")) {
+			if c, _, _ = bytes.Cut(c, []byte(";")); len(bytes.TrimSpace(c)) > 0 {
+				last = bytes.TrimSpace(c)
 			}
 		}
 	}
-	return strings.EqualFold(last, "chunked")
+	return bytes.EqualFold(last, []byte("chunked"))
 }
 
 // httpHeaderEnd returns the length of the HTTP header at the start of b,

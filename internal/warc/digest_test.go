@@ -1,10 +1,13 @@
 package warc
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +50,58 @@ func TestPayloadDigest(t *testing.T) {
 				t.Errorf("PayloadDigest = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// isChunkedReference is isChunked as first written, splitting the header
+// into strings; the allocation-free isChunked must agree with it.
+func isChunkedReference(httpHeader []byte) bool {
+	last := ""
+	lines := bytes.Split(httpHeader, []byte("\n"))
+	for _, l := range lines[1:] {
+		i := bytes.IndexByte(l, ':')
+		if i < 0 || !strings.EqualFold(string(bytes.TrimSpace(l[:i])), "Transfer-Encoding") {
+			continue
+		}
+		for _, c := range strings.Split(string(l[i+1:]), ",") {
+			if c, _, _ = strings.Cut(c, ";"); strings.TrimSpace(c) != "" {
+				last = strings.TrimSpace(c)
+			}
+		}
+	}
+	return strings.EqualFold(last, "chunked")
+}
+
+// TestIsChunked compares isChunked with isChunkedReference on 20,000
+// header blocks of random lines: field names, separators and codings that
+// matter to both, spaced, cased and ended in the ways they may be.
+func TestIsChunked(t *testing.T) {
+	pick := func(rng *rand.Rand, s ...string) string { return s[rng.IntN(len(s))] }
+	rng := rand.New(rand.NewPCG(3, 4))
+	chunked := 0
+	for range 20000 {
+		b := []byte(pick(rng, "HTTP/1.1 200 OK\r\n", "", "Transfer-Encoding: chunked"))
+		for range rng.IntN(4) {
+			b = append(b, pick(rng, "Transfer-Encoding", "transfer-encoding", " Transfer-Encoding ", "X-Other", "")...)
+			b = append(b, pick(rng, ":", ": ", "")...)
+			for j := range rng.IntN(4) {
+				if j > 0 {
+					b = append(b, pick(rng, ",", " , ", ",,")...)
+				}
+				b = append(b, pick(rng, "chunked", "Chunked", " chunked ", "gzip", "chunked;x=1", ";", "")...)
+			}
+			b = append(b, pick(rng, "\r\n", "\n", "")...)
+		}
+		want := isChunkedReference(b)
+		if got := isChunked(b); got != want {
+			t.Fatalf("isChunked(%q) = %v, want %v", b, got, want)
+		}
+		if want {
+			chunked++
+		}
+	}
+	if chunked < 2000 {
+		t.Fatalf("only %d of the headers say chunked: the test hardly tests", chunked)
 	}
 }
 

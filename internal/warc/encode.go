@@ -9,6 +9,8 @@ type Encoded struct {
 	h      Header
 	block  [][]byte
 	infoID string // the WARC-Warcinfo-ID member was compressed with
+	// member is the record compressed ahead, nil once WriteEncoded has
+	// written it and given its buffer back for the next Encode (release).
 	member []byte
 }
 
@@ -59,12 +61,38 @@ func (w *Writer) encode(h Header, block ...[]byte) (*Encoded, error) {
 	}
 	e.h.Set("WARC-Warcinfo-ID", e.infoID)
 	enc := w.pool.Get().(*encoder)
-	e.member = enc.member(nil, e.h, e.block, worthCompressing(e.h, e.block))
+	e.member = enc.member(w.memberBuffer(), e.h, e.block, worthCompressing(e.h, e.block))
 	w.pool.Put(enc)
 	return e, nil
 }
 
-// WriteEncoded appends an encoded record, like the Write methods.
+// maxPooledMember is the largest member buffer kept for reuse: enough for
+// the members of pages of a few hundred kilobytes, without pinning the
+// megabytes of a large download.
+const maxPooledMember = 256 << 10
+
+// memberBuffer returns an empty buffer for an Encoded's member. Members
+// are pooled because a fresh one is a zeroed allocation of half a page per
+// record, only for WriteEncoded to copy it to the file.
+func (w *Writer) memberBuffer() []byte {
+	if b, ok := w.members.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+// release gives e's member back for reuse once it is in the file; a later
+// WriteEncoded of e compresses it again.
+func (w *Writer) release(e *Encoded) {
+	if b := e.member; b != nil && cap(b) <= maxPooledMember {
+		w.members.Put(&b)
+	}
+	e.member = nil
+}
+
+// WriteEncoded appends an encoded record, like the Write methods. Once it
+// has, e no longer holds the compressed record; writing e again compresses
+// it again.
 func (w *Writer) WriteEncoded(e *Encoded) (Location, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -83,5 +111,9 @@ func (w *Writer) WriteEncoded(e *Encoded) (Location, error) {
 		e.infoID = w.infoID
 		member = w.compressLocked(e.h, e.block)
 	}
-	return w.appendMember(member, e.RecordID())
+	loc, err := w.appendMember(member, e.RecordID())
+	if err == nil {
+		w.release(e)
+	}
+	return loc, err
 }

@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"bytes"
 	"strconv"
 	"sync"
 	"testing"
@@ -95,6 +96,82 @@ func TestEncodeAhead(t *testing.T) {
 	for i := range read {
 		if read[i] != order[i] {
 			t.Fatalf("record %d is %s, want %s", i, read[i], order[i])
+		}
+	}
+}
+
+// TestEncodeReuse writes an Encoded, whose member buffer then goes back to
+// the pool, encodes another record of the same size into that buffer, and
+// writes the first Encoded again: both copies must be the first record,
+// whole, which fails if the released buffer were still the first record's
+// member (a CRC error when this test was written).
+func TestEncodeReuse(t *testing.T) {
+	w, dir := newTestWriter(t, WriterConfig{Compression: 1})
+	page := func(s string) []byte { return bytes.Repeat([]byte("<p>"+s+"</p>\n"), 400) }
+	encode := func(uri string, body []byte) *Encoded {
+		t.Helper()
+		e, err := w.EncodeResponse(Response{TargetURI: uri, HTTPHeader: httpResponse("Content-Type: text/html"), Body: body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	write := func(e *Encoded) {
+		t.Helper()
+		if _, err := w.WriteEncoded(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(encode("http://example.com/open", nil)) // the file, so Encode compresses
+	a := encode("http://example.com/a", page("alpha"))
+	write(a)
+	b := encode("http://example.com/b", page("omega"))
+	write(a)
+	write(b)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := readRecords(t, readFile(t, warcFiles(t, dir)[0])) // verifies digests
+	want := []struct {
+		id   string
+		body []byte
+	}{{a.RecordID(), page("alpha")}, {a.RecordID(), page("alpha")}, {b.RecordID(), page("omega")}}
+	if len(recs) != 2+len(want) {
+		t.Fatalf("%d records, want %d", len(recs), 2+len(want))
+	}
+	for i, r := range recs[2:] {
+		if id := r.Header.Get("WARC-Record-ID"); id != want[i].id || !bytes.HasSuffix(r.Block, want[i].body) {
+			t.Errorf("record %d is %s, want %s with its body", i, id, want[i].id)
+		}
+	}
+}
+
+// TestGivenPayloadDigest checks that a response given its payload digest
+// is the record the writer makes when it computes the digest itself.
+func TestGivenPayloadDigest(t *testing.T) {
+	header := httpResponse("Transfer-Encoding: chunked")
+	body := chunk("chunk 0\n", "chunk 1\n", "chunk 2\n")
+	w, dir := newTestWriter(t, WriterConfig{})
+	id := NewRecordID()
+	for _, digest := range []string{"", PayloadDigest(header, body)} {
+		r := Response{ID: id, Date: epoch, TargetURI: "http://example.com/", HTTPHeader: header, Body: body, PayloadDigest: digest}
+		if _, err := w.WriteResponse(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	recs := readRecords(t, readFile(t, warcFiles(t, dir)[0])) // verifies digests
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3", len(recs))
+	}
+	computed, given := recs[1].Header, recs[2].Header
+	// Computed with Python's hashlib, as in TestPayloadDigest.
+	if d := computed.Get("WARC-Payload-Digest"); d != "sha1:UKX4VO7UCBL2TZHVGGWRN6UAG7TOHDZF" {
+		t.Errorf("computed payload digest %s", d)
+	}
+	for _, f := range computed {
+		if g := given.Get(f.Name); g != f.Value {
+			t.Errorf("%s: %q given the digest, %q computed", f.Name, g, f.Value)
 		}
 	}
 }

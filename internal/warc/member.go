@@ -3,6 +3,7 @@ package warc
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"slices"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -82,8 +83,8 @@ func (a *appendWriter) Write(p []byte) (int, error) {
 }
 
 // member appends to dst the record h + block as one gzip member: deflated
-// by e if compress is set, else stored. A nil dst gets a slice of the
-// size the member needs.
+// by e if compress is set, else stored. dst grows first to the size the
+// member needs, so that it is allocated once, mostly.
 func (e *encoder) member(dst []byte, h Header, block [][]byte, compress bool) []byte {
 	n := 0
 	for _, b := range block {
@@ -94,17 +95,11 @@ func (e *encoder) member(dst []byte, h Header, block [][]byte, compress bool) []
 	if !compress {
 		parts := make([][]byte, 0, len(block)+2)
 		parts = append(append(append(parts, e.hdr), block...), recordTrailer)
-		if dst == nil {
-			dst = make([]byte, 0, storedSize(n))
-		}
-		return appendStored(dst, parts...)
+		return appendStored(slices.Grow(dst, storedSize(n)), parts...)
 	}
-	if dst == nil {
-		// Room for a member half the size of the record, which HTML and
-		// other text stay under: one allocation, mostly.
-		dst = make([]byte, 0, n/2+64)
-	}
-	e.out.b = dst
+	// Room for a member half the size of the record, which HTML and other
+	// text stay under.
+	e.out.b = slices.Grow(dst, n/2+64)
 	e.zw.Reset(&e.out)
 	e.zw.Write(e.hdr) // appends cannot fail
 	for _, b := range block {

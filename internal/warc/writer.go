@@ -93,7 +93,8 @@ type Writer struct {
 	enc     *encoder // for writes under mu
 	scratch []byte   // the member of the last write under mu
 
-	pool sync.Pool // of *encoder, for Encode
+	pool    sync.Pool // of *encoder, for Encode
+	members sync.Pool // of *[]byte: buffers of Encoded members (encode.go)
 }
 
 // NewWriter checks cfg, creates cfg.Dir if needed and returns a Writer.
@@ -255,7 +256,8 @@ func (w *Writer) complete(h *Header, block [][]byte) error {
 		for _, b := range block {
 			d.Write(b)
 		}
-		h.Set("WARC-Block-Digest", formatSHA1(d.Sum(nil)))
+		var sum [sha1.Size]byte
+		h.Set("WARC-Block-Digest", formatSHA1(d.Sum(sum[:0])))
 	}
 	h.Set("Content-Length", strconv.FormatInt(n, 10))
 	return h.check()

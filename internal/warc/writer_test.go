@@ -263,6 +263,9 @@ func TestWriteInvalid(t *testing.T) {
 		{"HTTP header with an early empty line", func(w *Writer) (Location, error) {
 			return w.WriteResponse(Response{TargetURI: "http://x/", HTTPHeader: []byte("HTTP/1.1 200 OK\r\n\r\nX: y\r\n\r\n")})
 		}},
+		{"response with a malformed payload digest", func(w *Writer) (Location, error) {
+			return w.WriteResponse(Response{TargetURI: "http://x/", HTTPHeader: hdr, PayloadDigest: "sha1:nope"})
+		}},
 		{"request without URI", func(w *Writer) (Location, error) {
 			return w.WriteRequest(Request{HTTPHeader: []byte("GET / HTTP/1.1\r\n\r\n")})
 		}},
