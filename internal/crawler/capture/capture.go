@@ -99,7 +99,7 @@ func encodeAnswer(a Archive, resp *fetch.Response, p *store.Page, header []byte,
 	}
 	return a.EncodeResponse(warc.Response{
 		ID: respID, Date: resp.Started, TargetURI: resp.URL, IPAddress: ip, ConcurrentTo: reqID,
-		HTTPHeader: header, Body: resp.Raw, Truncated: resp.Truncated,
+		HTTPHeader: header, Body: resp.Raw, Truncated: resp.Truncated, PayloadDigest: digest,
 	})
 }
 
