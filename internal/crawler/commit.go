@@ -180,10 +180,8 @@ func (c *Crawler) commit(batch []outcome) error {
 		}
 		recs[i] = r
 	}
-	if !c.cfg.NoSync {
-		if err := c.archive.Sync(); err != nil {
-			return fmt.Errorf("warc: %w", err)
-		}
+	if err := c.syncArchive(); err != nil {
+		return fmt.Errorf("warc: %w", err)
 	}
 	enq := map[string]int{}
 	ranked, err := c.stageBatch(batch, recs, enq)
@@ -199,6 +197,24 @@ func (c *Crawler) commit(batch []outcome) error {
 		if r := recs[i]; r != nil && r.event {
 			c.tell(&batch[i], r)
 		}
+	}
+	return nil
+}
+
+// warcBuffer is the WARC writer's buffer: the records of a batch go out
+// in a write or two, not two writes a page, and the sync before the
+// commit writes them.
+const warcBuffer = 1 << 20
+
+// syncArchive makes the batch's records durable; with NoSync it only
+// writes out what the archive buffers, so that the state never points
+// past the file.
+func (c *Crawler) syncArchive() error {
+	if !c.cfg.NoSync {
+		return c.archive.Sync()
+	}
+	if f, ok := c.archive.(interface{ Flush() error }); ok {
+		return f.Flush()
 	}
 	return nil
 }

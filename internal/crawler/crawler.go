@@ -252,7 +252,7 @@ func (c *Crawler) open(warcDir string, seeds []string) error {
 	c.archive = c.cfg.Archive
 	if c.archive == nil {
 		w, err := warc.NewWriter(warc.WriterConfig{
-			Dir: warcDir, MaxFileSize: c.cfg.WARCMaxSize, Compression: c.cfg.WARCGzipLevel,
+			Dir: warcDir, MaxFileSize: c.cfg.WARCMaxSize, Compression: c.cfg.WARCGzipLevel, Buffer: warcBuffer,
 			Info: warc.Header{{Name: "http-header-user-agent", Value: c.cfg.Fetch.UserAgent}, {Name: "robots", Value: "obey"}},
 		})
 		if err != nil {

@@ -45,6 +45,13 @@ type WriterConfig struct {
 	// "software: freshcrawl", "format" and "conformsTo" are added unless
 	// Info sets them.
 	Info Header
+	// Buffer, if positive, holds up to that many bytes of records in
+	// memory before they are written to the file in one write; Sync,
+	// Flush and Close write them first. Zero writes each record as it
+	// comes, so that a reader of the file sees it at once. (The crawler
+	// syncs every batch of records before the state that points to them,
+	// so it loses nothing to a buffer, and saves two write calls a page.)
+	Buffer int
 	// Now is the clock for file names and for records whose Date is zero.
 	// Nil means time.Now. The Encode methods call it without holding the
 	// writer's lock, so it must be safe for concurrent use.
@@ -92,6 +99,9 @@ type Writer struct {
 
 	enc     *encoder // for writes under mu
 	scratch []byte   // the member of the last write under mu
+	// pending holds the buffered records (WriterConfig.Buffer), the last
+	// len(pending) bytes of size.
+	pending []byte
 
 	pool    sync.Pool // of *encoder, for Encode
 	members sync.Pool // of *[]byte: buffers of Encoded members (encode.go)
@@ -316,6 +326,14 @@ func contentEncoded(httpHeader []byte) bool {
 // caller holds w.mu and has an open file.
 func (w *Writer) appendMember(member []byte, id string) (Location, error) {
 	loc := Location{File: w.name, Offset: w.size, Length: int64(len(member)), RecordID: id}
+	if w.cfg.Buffer > 0 {
+		w.pending = append(w.pending, member...)
+		w.size += loc.Length
+		if len(w.pending) >= w.cfg.Buffer {
+			return loc, w.flushLocked()
+		}
+		return loc, nil
+	}
 	if _, err := w.f.Write(member); err != nil {
 		err = fmt.Errorf("warc: write %s: %w", w.name, err)
 		// Cut the torn member off so the file stays readable.
@@ -401,10 +419,36 @@ func (w *Writer) finishFile() error {
 	return err
 }
 
+// flushLocked writes the buffered records. A failed write leaves the
+// writer broken (sticky error): the records it held, whose locations
+// were returned, are lost, and the file is cut back to the last whole
+// record written. The caller holds w.mu.
+func (w *Writer) flushLocked() error {
+	if len(w.pending) == 0 || w.f == nil {
+		return nil
+	}
+	start := w.size - int64(len(w.pending))
+	if _, err := w.f.Write(w.pending); err != nil {
+		w.err = fmt.Errorf("warc: write %s: %w", w.name, err)
+		if terr := w.f.Truncate(start); terr != nil {
+			w.err = fmt.Errorf("%w (and truncating it: %v)", w.err, terr)
+		}
+		return w.err
+	}
+	w.pending = w.pending[:0]
+	return nil
+}
+
+// Flush writes the buffered records to the file, without syncing it.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.flushLocked()
+}
+
 // Sync commits the current file to stable storage (fsync), and on the first
 // Sync of a file also its directory entry, so the file survives a machine
-// crash. Records are never buffered in the Writer, so there is nothing to
-// flush before.
+// crash. Buffered records are written first.
 func (w *Writer) Sync() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -415,6 +459,9 @@ func (w *Writer) Sync() error {
 }
 
 func (w *Writer) sync() error {
+	if err := w.flushLocked(); err != nil {
+		return err
+	}
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("warc: sync %s: %w", w.name, err)
 	}

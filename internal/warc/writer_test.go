@@ -3,6 +3,7 @@ package warc
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -184,9 +185,18 @@ func TestWriteReadBack(t *testing.T) {
 	})
 }
 
+// TestRotation writes records into files of a bounded size, each record
+// as it comes and through a buffer of a few records, which is written at
+// each rotation.
 func TestRotation(t *testing.T) {
+	for _, buffer := range []int{0, 6000} {
+		t.Run(fmt.Sprintf("buffer=%d", buffer), func(t *testing.T) { testRotation(t, buffer) })
+	}
+}
+
+func testRotation(t *testing.T, buffer int) {
 	const max = 4 << 10
-	w, dir := newTestWriter(t, WriterConfig{MaxFileSize: max, Compression: 1})
+	w, dir := newTestWriter(t, WriterConfig{MaxFileSize: max, Compression: 1, Buffer: buffer})
 	body := make([]byte, 3000) // incompressible enough with a varied pattern
 	for i := range body {
 		body[i] = byte(i * 7919 >> 3)
@@ -456,5 +466,53 @@ func TestConcurrentWrites(t *testing.T) {
 	}
 	if found != goroutines*each || len(byID) != found {
 		t.Errorf("found %d records, %d distinct locations; wrote %d", found, len(byID), goroutines*each)
+	}
+}
+
+// TestBuffer checks that buffered records reach the file at Flush and
+// Sync, not before, at the offsets their Locations said.
+func TestBuffer(t *testing.T) {
+	w, dir := newTestWriter(t, WriterConfig{Buffer: 1 << 20})
+	var locs []Location
+	write := func(i int) {
+		loc, err := w.WriteResponse(Response{
+			TargetURI: "http://example.com/" + strconv.Itoa(i), HTTPHeader: httpResponse("Content-Length: 5"), Body: []byte("hello"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		locs = append(locs, loc)
+	}
+	size := func() int64 {
+		files := warcFiles(t, dir)
+		if len(files) != 1 {
+			t.Fatalf("%d files, want 1", len(files))
+		}
+		return int64(len(readFile(t, files[0])))
+	}
+	write(0)
+	write(1)
+	if n := size(); n != 0 {
+		t.Errorf("%d bytes in the file before a flush, want 0", n)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n, end := size(), locs[1].Offset+locs[1].Length; n != end {
+		t.Errorf("%d bytes in the file after Flush, want %d", n, end)
+	}
+	write(2)
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	data := readFile(t, warcFiles(t, dir)[0])
+	for i, loc := range locs {
+		one := readRecords(t, data[loc.Offset:loc.Offset+loc.Length])
+		if len(one) != 1 || one[0].Header.Get("WARC-Target-URI") != "http://example.com/"+strconv.Itoa(i) {
+			t.Errorf("record %d not at its location %+v", i, loc)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
