@@ -237,6 +237,7 @@ func BenchmarkCanonical(b *testing.B) {
 		{"clean", "http://h17-com.test/news/12.html"},
 		{"messy", "HTTP://User@Example.COM:80/a/./b/../c/%7euser?b=2&a=1#frag"},
 		{"idn", "https://bücher.example/straße?q=ä"},
+		{"ipv4", "http://127.0.0.1:8080/std/fs/index.html"},
 	}
 	for _, in := range inputs {
 		b.Run(in.name, func(b *testing.B) {
