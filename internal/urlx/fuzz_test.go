@@ -252,7 +252,8 @@ func BenchmarkCanonical(b *testing.B) {
 }
 
 // BenchmarkResolve is the per-link cost of link extraction: one href
-// resolved against the page's URL.
+// resolved against the page's URL, by Parse and by Resolve (whose fast
+// path takes the relative one).
 func BenchmarkResolve(b *testing.B) {
 	base, err := Parse("http://h17-com.test/news/12.html")
 	if err != nil {
@@ -260,13 +261,22 @@ func BenchmarkResolve(b *testing.B) {
 	}
 	refs := []struct{ name, ref string }{
 		{"relative", "34-2.html"},
+		{"updir", "../../std/fmt/trait.Display.html#tymethod.fmt"},
 		{"absolute", "http://h3-org.test/docs/7.html"},
 	}
 	for _, r := range refs {
-		b.Run(r.name, func(b *testing.B) {
+		b.Run(r.name+"/Parse", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := base.Parse(r.ref); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(r.name+"/Resolve", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := base.Resolve(r.ref); err != nil {
 					b.Fatal(err)
 				}
 			}
