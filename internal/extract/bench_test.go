@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // benchPage returns a page like the ones crawlers see most: about 10 KB
@@ -116,6 +118,27 @@ func BenchmarkLinksRustDoc(b *testing.B) {
 			for b.Loop() {
 				if _, err := Links(bytes.NewReader(page), p.url, "text/html", Options{}); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLinksFloorRustDoc runs golang.org/x/net/html's Tokenizer alone
+// over the pages of BenchmarkLinksRustDoc, reading no token: the floor
+// under Links, which tokenises every byte of a page with it.
+func BenchmarkLinksFloorRustDoc(b *testing.B) {
+	for _, p := range rustDocPages {
+		page, err := os.ReadFile(filepath.Join("testdata", "rustdoc", p.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(strings.TrimSuffix(p.file, ".html"), func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				z := html.NewTokenizer(bytes.NewReader(page))
+				for z.Next() != html.ErrorToken {
 				}
 			}
 		})
