@@ -3,8 +3,12 @@ package extract
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // benchPage returns a page like the ones crawlers see most: about 10 KB
@@ -86,5 +90,57 @@ func BenchmarkSitemap(b *testing.B) {
 		if err != nil || len(res.URLs) != DefaultSitemapLimit {
 			b.Fatal(len(res.URLs), err)
 		}
+	}
+}
+
+// rustDocPages are the pages of testdata/rustdoc with the URLs they have
+// at doc.rust-lang.org: a module index, an item page dense with trait
+// links, and a chapter of the book.
+var rustDocPages = []struct{ file, url string }{
+	{"std-fs-index.html", "https://doc.rust-lang.org/1.63.0/std/fs/index.html"},
+	{"std-num-struct.TryFromIntError.html", "https://doc.rust-lang.org/1.63.0/std/num/struct.TryFromIntError.html"},
+	{"book-ch04-01-what-is-ownership.html", "https://doc.rust-lang.org/1.63.0/book/ch04-01-what-is-ownership.html"},
+}
+
+// BenchmarkLinksRustDoc measures link extraction from real pages, served
+// as nginx serves them (Content-Type text/html, no charset), the pages a
+// profile of a crawl of Debian's rust-doc showed Links spending its time
+// on.
+func BenchmarkLinksRustDoc(b *testing.B) {
+	for _, p := range rustDocPages {
+		page, err := os.ReadFile(filepath.Join("testdata", "rustdoc", p.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(strings.TrimSuffix(p.file, ".html"), func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Links(bytes.NewReader(page), p.url, "text/html", Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLinksFloorRustDoc runs golang.org/x/net/html's Tokenizer alone
+// over the pages of BenchmarkLinksRustDoc, reading no token: the floor
+// under Links, which tokenises every byte of a page with it.
+func BenchmarkLinksFloorRustDoc(b *testing.B) {
+	for _, p := range rustDocPages {
+		page, err := os.ReadFile(filepath.Join("testdata", "rustdoc", p.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(strings.TrimSuffix(p.file, ".html"), func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				z := html.NewTokenizer(bytes.NewReader(page))
+				for z.Next() != html.ErrorToken {
+				}
+			}
+		})
 	}
 }

@@ -91,19 +91,38 @@ func decodeHTML(r io.Reader, contentType string) (io.Reader, string, error) {
 	return dec, name, nil
 }
 
-// containsFold reports whether b contains the lower-case ASCII word s in
-// any case.
+// containsFold reports whether b contains the lower-case ASCII word s,
+// which starts with a letter, in any case. It finds candidates with
+// bytes.IndexByte, a letter case at a time, which is several times faster
+// than comparing at every byte.
 func containsFold(b []byte, s string) bool {
-	for i := 0; i+len(s) <= len(b); i++ {
-		j := 0
-		for j < len(s) && b[i+j]|0x20 == s[j] {
-			j++
-		}
-		if j == len(s) {
-			return true
+	for _, first := range [2]byte{s[0], s[0] &^ 0x20} {
+		for i := 0; ; i++ {
+			k := bytes.IndexByte(b[i:], first)
+			if k < 0 {
+				break
+			}
+			i += k
+			if hasPrefixFold(b[i:], s) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasPrefixFold reports whether b starts with the lower-case ASCII word s
+// in any case.
+func hasPrefixFold(b []byte, s string) bool {
+	if len(b) < len(s) {
+		return false
+	}
+	for j := 0; j < len(s); j++ {
+		if b[j]|0x20 != s[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // stringEncoder is the part of golang.org/x/text/encoding.Encoder that

@@ -3,9 +3,11 @@
 package extract
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -123,6 +125,10 @@ type extractor struct {
 	full     bool // MaxLinks reached
 	name     [10]byte
 	query    stringEncoder // the page's encoding for queries, or nil for UTF-8
+	// reference turns the fast paths off: every <link> tag is read and
+	// every href resolved by the full parser (urlx's Parse), as before
+	// they existed. The differential tests compare the two.
+	reference bool
 }
 
 // Links extracts the links of an HTML page, read from r, whose URL is base
@@ -145,6 +151,11 @@ type extractor struct {
 // absolute http or https URL, or if reading r fails; in the latter case
 // the links found before the failure are returned too.
 func Links(r io.Reader, base, contentType string, opts Options) (Result, error) {
+	return extractLinks(r, base, contentType, opts, false)
+}
+
+// extractLinks is Links, with the fast paths off if reference is set.
+func extractLinks(r io.Reader, base, contentType string, opts Options, reference bool) (Result, error) {
 	opts.defaults()
 	doc, err := opts.Canonicalizer.Parse(base)
 	if err != nil {
@@ -155,15 +166,45 @@ func Links(r io.Reader, base, contentType string, opts Options) (Result, error) 
 	if err != nil {
 		return Result{}, fmt.Errorf("extract links from %s: %w", doc, err)
 	}
-	x := &extractor{opts: opts, z: html.NewTokenizer(body), open: -1, query: queryEncoder(charset)}
+	x := &extractor{opts: opts, z: html.NewTokenizer(body), open: -1, query: queryEncoder(charset), reference: reference}
+	sc := scratchPool.Get().(*scratch)
+	x.buf, x.links = sc.buf[:0], sc.links[:0]
 	readErr := x.run()
 	res := x.resolve(doc)
+	sc.put(x)
 	res.Charset = charset
 	res.Truncated = x.full || br.truncated
 	if readErr != nil {
 		return res, fmt.Errorf("extract links from %s: %w", doc, readErr)
 	}
 	return res, nil
+}
+
+// The extractor's buf and links come from a pool: they grow by doubling
+// to tens of kilobytes on a page of a hundred links, and the next page
+// needs as much again. resolve copies what the Result keeps out of them.
+// Only scratch up to maxPooledBuf and maxPooledLinks is kept, so the pool
+// holds no giant page's worth.
+const (
+	maxPooledBuf   = 64 << 10
+	maxPooledLinks = 1 << 10
+)
+
+type scratch struct {
+	buf   []byte
+	links []pending
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// put gives s back to the pool with the extractor's buf and links, which
+// may have grown.
+func (s *scratch) put(x *extractor) {
+	if cap(x.buf) > maxPooledBuf || cap(x.links) > maxPooledLinks {
+		return
+	}
+	s.buf, s.links = x.buf, x.links
+	scratchPool.Put(s)
 }
 
 // run tokenises the page, collecting links, base and meta robots.
@@ -284,7 +325,14 @@ func (x *extractor) frame(kind Kind) {
 }
 
 // link handles <link>, of which only rel=canonical is a link to follow.
+// Most are stylesheets, fonts and icons, so a tag whose source holds
+// neither "canonical" in any case nor a character reference (which could
+// spell it) is left unread. (hasToken folds case by Unicode rules, but
+// only 'k' and 's' have non-ASCII folds, and "canonical" has neither.)
 func (x *extractor) link() {
+	if raw := x.z.Raw(); !x.reference && !containsFold(raw, "canonical") && bytes.IndexByte(raw, '&') < 0 {
+		return
+	}
 	href, rel, _ := x.attrs("href", "rel", "")
 	if href.ok && hasToken(rel.val, "canonical") {
 		x.addLink(href.val, KindCanonical, hasToken(rel.val, "nofollow"))
@@ -325,10 +373,17 @@ type attr struct {
 	ok  bool
 }
 
+// found reports whether attrs is done with the attribute named k.
+func found(k string, a attr) bool {
+	return a.ok || k == ""
+}
+
 // attrs returns the values of up to three attributes of the current tag
 // (the first of each name, as the HTML parser keeps); "" asks for nothing.
+// It stops reading once it has them all: the tokenizer copies each
+// attribute it returns, twice.
 func (x *extractor) attrs(k1, k2, k3 string) (a1, a2, a3 attr) {
-	for more := true; more; {
+	for more := true; more && !(found(k1, a1) && found(k2, a2) && found(k3, a3)); {
 		var k, v []byte
 		k, v, more = x.z.TagAttr()
 		switch string(k) {
@@ -481,12 +536,12 @@ func (x *extractor) resolve(doc *urlx.URL) Result {
 		if x.query != nil {
 			href = encodeQuery(href, x.query)
 		}
-		u, err := base.Parse(href)
-		if err != nil {
+		u, ok := x.resolveHref(base, href)
+		if !ok {
 			continue
 		}
 		if p.kind == KindCanonical && res.Canonical == "" {
-			res.Canonical = u.String()
+			res.Canonical = u
 		}
 		if x.opts.HonorNofollow && (p.nofollow || x.robots.NoFollow) {
 			continue
@@ -498,9 +553,30 @@ func (x *extractor) resolve(doc *urlx.URL) Result {
 			// longer: bound the anchor again.
 			anchor = truncate(strings.ToValidUTF8(anchor, "\uFFFD"), x.opts.MaxAnchor)
 		}
-		res.Links = append(res.Links, Link{URL: u.String(), Anchor: anchor, Nofollow: p.nofollow, Kind: p.kind})
+		res.Links = append(res.Links, Link{URL: u, Anchor: anchor, Nofollow: p.nofollow, Kind: p.kind})
 	}
 	return res
+}
+
+// resolveHref resolves an href against the base URL and returns it in
+// canonical form, or false if it does not resolve. Resolve takes the
+// plain paths most hrefs are without building a URL; the reference
+// algorithm parses every one.
+//
+// A page links the same URL many times (a rustdoc item page has 300
+// hrefs, 175 of them distinct), but keeping results per href in a map
+// cost more than it saved: clearing a pooled map alone took as long as
+// resolving every href.
+func (x *extractor) resolveHref(base *urlx.URL, href string) (string, bool) {
+	if x.reference {
+		u, err := base.Parse(href)
+		if err != nil {
+			return "", false
+		}
+		return u.String(), true
+	}
+	u, err := base.Resolve(href)
+	return u, err == nil
 }
 
 // truncate returns the longest prefix of the valid UTF-8 string s that

@@ -13,10 +13,11 @@ import (
 
 const page = "http://a.example/dir/page.html"
 
-// links runs Links on an HTML string served as UTF-8 from page.
+// links runs Links on an HTML string served as UTF-8 from page, and
+// checks that the reference algorithm agrees.
 func links(t *testing.T, html string, opts Options) Result {
 	t.Helper()
-	res, err := Links(strings.NewReader(html), page, "text/html; charset=utf-8", opts)
+	res, err := checkFast(t, []byte(html), page, "text/html; charset=utf-8", opts)
 	if err != nil {
 		t.Fatalf("Links: %v", err)
 	}
@@ -52,10 +53,15 @@ func TestLinksKinds(t *testing.T) {
 		{"iframe", `<iframe src="https://video.example/embed/1">fallback <a href="/no">no</a></iframe><a href=/yes>yes</a>`,
 			[]Link{{URL: "https://video.example/embed/1", Kind: KindIFrame}, a("http://a.example/yes", "yes")}},
 		{"canonical", `<link rel="canonical" href="/dir/page">`, []Link{{URL: "http://a.example/dir/page", Kind: KindCanonical}}},
+		{"canonical in capitals", `<LINK REL="Alternate CANONICAL" HREF="/dir/page">`, []Link{{URL: "http://a.example/dir/page", Kind: KindCanonical}}},
+		{"canonical by character reference", `<link rel="&#99;anonical" href="/dir/page">`, []Link{{URL: "http://a.example/dir/page", Kind: KindCanonical}}},
 		{"other link rels ignored", `<link rel=stylesheet href=/s.css><link rel=alternate href=/feed><link href=/none>`, nil},
 		{"img src ignored", `<img src="/i.png"><script src="/s.js"></script>`, nil},
 		{"a without href", `<a name="top">Top</a><a href="/x">X</a>`, []Link{a("http://a.example/x", "X")}},
 		{"svg xlink:href", `<svg><a xlink:href="/svg">S</a></svg>`, []Link{a("http://a.example/svg", "S")}},
+		{"xlink:href in capitals", `<svg><A XLINK:HREF="/svg" HREF="/h">S</A></svg>`, []Link{a("http://a.example/h", "S")}},
+		{"rel after href", `<a class=c href="/x" title=t REL="NoFollow">X</a>`,
+			[]Link{{URL: "http://a.example/x", Anchor: "X", Kind: KindA, Nofollow: true}}},
 		{"empty href", `<a href="">self</a>`, nil},
 		{"fragment only", `<a href="#top">top</a><a href="page.html#s">same page, named</a>`,
 			[]Link{a("http://a.example/dir/page.html", "same page, named")}},

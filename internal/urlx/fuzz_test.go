@@ -237,6 +237,7 @@ func BenchmarkCanonical(b *testing.B) {
 		{"clean", "http://h17-com.test/news/12.html"},
 		{"messy", "HTTP://User@Example.COM:80/a/./b/../c/%7euser?b=2&a=1#frag"},
 		{"idn", "https://bücher.example/straße?q=ä"},
+		{"ipv4", "http://127.0.0.1:8080/std/fs/index.html"},
 	}
 	for _, in := range inputs {
 		b.Run(in.name, func(b *testing.B) {
@@ -251,7 +252,8 @@ func BenchmarkCanonical(b *testing.B) {
 }
 
 // BenchmarkResolve is the per-link cost of link extraction: one href
-// resolved against the page's URL.
+// resolved against the page's URL, by Parse and by Resolve (whose fast
+// path takes the relative one).
 func BenchmarkResolve(b *testing.B) {
 	base, err := Parse("http://h17-com.test/news/12.html")
 	if err != nil {
@@ -259,13 +261,22 @@ func BenchmarkResolve(b *testing.B) {
 	}
 	refs := []struct{ name, ref string }{
 		{"relative", "34-2.html"},
+		{"updir", "../../std/fmt/trait.Display.html#tymethod.fmt"},
 		{"absolute", "http://h3-org.test/docs/7.html"},
 	}
 	for _, r := range refs {
-		b.Run(r.name, func(b *testing.B) {
+		b.Run(r.name+"/Parse", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := base.Parse(r.ref); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(r.name+"/Resolve", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := base.Resolve(r.ref); err != nil {
 					b.Fatal(err)
 				}
 			}

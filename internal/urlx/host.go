@@ -50,6 +50,9 @@ func parseAuthority(scheme, auth string) (host, port string, err error) {
 		if h, ok := plainHost(host); ok {
 			return h, port, nil
 		}
+		if dottedQuad(host) {
+			return host, port, nil
+		}
 	}
 	if len(auth) > maxAuthority {
 		return "", "", fmt.Errorf("%w: %d bytes > %d", ErrHost, len(auth), maxAuthority)
@@ -102,6 +105,34 @@ func plainHost(h string) (string, bool) {
 		h = strings.ToLower(h)
 	}
 	return h, true
+}
+
+// dottedQuad reports whether h is an IPv4 address as the WHATWG host
+// parser writes one: four decimal numbers up to 255, without leading
+// zeros. The parser would return it unchanged, and costs microseconds to
+// say so; a crawl of a server on 127.0.0.1 spent a tenth of its link
+// extraction there, parsing each page's URL.
+func dottedQuad(h string) bool {
+	dots, n, digits := 0, 0, 0
+	for i := 0; i <= len(h); i++ {
+		if i == len(h) || h[i] == '.' {
+			if digits == 0 || n > 255 {
+				return false
+			}
+			if i < len(h) {
+				dots++
+			}
+			n, digits = 0, 0
+			continue
+		}
+		c := h[i]
+		if c < '0' || c > '9' || digits == 3 || digits > 0 && n == 0 {
+			return false // not a digit, more than three, or a leading zero
+		}
+		n = n*10 + int(c-'0')
+		digits++
+	}
+	return dots == 3
 }
 
 // plainPort returns a port in canonical form ("" for the scheme's

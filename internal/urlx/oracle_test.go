@@ -37,3 +37,27 @@ func TestAgainstWHATWG(t *testing.T) {
 		checkOracle(t, bases[r.IntN(len(bases))], in)
 	}
 }
+
+// TestDottedQuad checks the IPv4 shortcut of parseAuthority: the hosts it
+// takes must be those the WHATWG parser returns unchanged, and the URLs
+// built on them and on their near misses must match the oracle.
+func TestDottedQuad(t *testing.T) {
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"127.0.0.1", true}, {"0.0.0.0", true}, {"255.255.255.255", true}, {"10.20.30.40", true}, {"1.2.3.4", true},
+		{"256.1.1.1", false}, {"1.2.3.256", false}, {"1.2.3.04", false}, {"01.2.3.4", false}, {"0.00.0.0", false},
+		{"1.2.3", false}, {"1.2.3.4.5", false}, {"1.2.3.4.", false}, {"1..3.4", false}, {".1.2.3", false},
+		{"1.2.3.4a", false}, {"1000.1.1.1", false}, {"0x7f.0.0.1", false}, {"1.2.3.-4", false}, {"", false},
+	}
+	for _, tt := range tests {
+		if got := dottedQuad(tt.host); got != tt.want {
+			t.Errorf("dottedQuad(%q) = %v, want %v", tt.host, got, tt.want)
+		}
+		for _, port := range []string{"", ":80", ":8080", ":x"} {
+			checkOracle(t, "", "http://"+tt.host+port+"/a?b")
+			checkOracle(t, "http://a.example/", "//"+tt.host+port+"/a")
+		}
+	}
+}
