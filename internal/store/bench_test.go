@@ -161,3 +161,13 @@ func dirSize(t *testing.T, dir string) string {
 	}
 	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 }
+
+// BenchmarkHashURL hashes a URL of a typical length, as Enqueue and
+// SetLinks do for every link of a page: no allocation.
+func BenchmarkHashURL(b *testing.B) {
+	u := "http://127.0.0.1:18180/std/collections/hash_map/struct.HashMap.html"
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = hashURL(u)
+	}
+}
