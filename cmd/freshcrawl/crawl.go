@@ -450,8 +450,10 @@ func (o *crawlOptions) ended(ctx context.Context, runErr error, st crawler.Stats
 }
 
 // nothingLeft reports whether a -once crawl is done: no new URL queued, no
-// request in flight.
-func nothingLeft(st crawler.Stats) bool { return st.Queued == 0 && st.InFlight == 0 }
+// request in flight, no answer whose links are yet to be queued.
+func nothingLeft(st crawler.Stats) bool {
+	return st.Queued == 0 && st.InFlight == 0 && st.Uncommitted == 0
+}
 
 // reportProgress writes a progress line every interval until done closes.
 func reportProgress(c *crawler.Crawler, start time.Time, interval time.Duration, done <-chan struct{}, w io.Writer) {

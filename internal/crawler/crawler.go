@@ -98,7 +98,8 @@ type Stats struct {
 	Seen        uint64 // URLs ever seen
 	Hosts       int    // hosts known
 	Queued      int    // URLs waiting in the hosts' queues
-	InFlight    int    // hosts with a task outstanding
+	InFlight    int    // hosts with a request in flight
+	Uncommitted int    // outcomes whose requests were answered, not yet committed
 	Scope       Scope  // which links are followed (on a resume without one, the crawl's own)
 	// Budget is the configured budget in requests per second (0: none);
 	// Started is when Run began (zero before), At when these Stats were
@@ -539,7 +540,7 @@ func (c *Crawler) Stats() Stats {
 		st.Started = time.Unix(0, ns)
 	}
 	c.sched.mu.Lock()
-	st.Hosts, st.InFlight = len(c.sched.hosts), c.sched.inFly
+	st.Hosts, st.InFlight, st.Uncommitted = len(c.sched.hosts), c.sched.inFly, c.sched.uncommitted
 	st.Queued = int(c.sched.queued.Load())
 	c.sched.mu.Unlock()
 	return st

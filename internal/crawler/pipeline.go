@@ -39,6 +39,7 @@ func (c *Crawler) handBack(o *outcome) {
 	s.mu.Lock()
 	h.busy = false
 	s.inFly--
+	s.uncommitted++
 	c.settlePoliteness(h, o, false, c.now())
 	before := h.queued
 	h.queued = max(h.queued-taken, 0)

@@ -39,6 +39,7 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 	for i := range batch {
 		o := &batch[i]
 		h := o.t.h
+		s.uncommitted--
 		if o.t.reserved {
 			s.reserved--
 		}

@@ -157,6 +157,9 @@ type scheduler struct {
 	full  bool     // the collection is at capacity: new URLs wait
 	kick  chan struct{}
 	inFly int
+	// uncommitted counts the outcomes handed back and not yet released
+	// (pipeline.go): what they found is not yet in queued.
+	uncommitted int
 	// queued counts the new URLs in the hosts' queues (Σ h.queued), read
 	// without mu by the refresh module (size.Queued).
 	queued atomic.Int64

@@ -136,6 +136,7 @@ var (
 	descHeld       = desc("pages_held", "Pages in the collection.")
 	descQueued     = desc("urls_queued", "New URLs waiting in the hosts' queues.")
 	descInFlight   = desc("requests_in_flight", "Hosts with a request in flight.")
+	descUncommit   = desc("outcomes_uncommitted", "Answers read whose outcomes are not yet committed: being processed or waiting for a commit.")
 	descHosts      = desc("hosts", "Hosts known, by state: busy, backing_off, waiting (on the politeness delay), ready, idle.", "state")
 	descRobots     = desc("robots_hosts", "Hosts by what their robots.txt's last fetch said.", "outcome")
 	descHostQueue  = desc("host_urls_queued", "New URLs queued on each of the hosts with the most.", "host")
@@ -152,7 +153,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range descCounters {
 		ch <- d
 	}
-	for _, d := range []*prometheus.Desc{descBudget, descBudgetUsed, descHeld, descQueued, descInFlight, descHosts,
+	for _, d := range []*prometheus.Desc{descBudget, descBudgetUsed, descHeld, descQueued, descInFlight, descUncommit, descHosts,
 		descRobots, descHostQueue, descFresh, descAge, descPlanned, descUnplanned, descRates, descUnest, descTruth} {
 		ch <- d
 	}
@@ -182,6 +183,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descHeld, float64(st.Held))
 	gauge(descQueued, float64(st.Queued))
 	gauge(descInFlight, float64(st.InFlight))
+	gauge(descUncommit, float64(st.Uncommitted))
 	if e.Planned > 0 {
 		gauge(descFresh, e.Freshness)
 		gauge(descAge, e.Age)
