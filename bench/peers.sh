@@ -103,7 +103,7 @@ crawl() {
 	if [[ $mode == delay ]]; then
 		wait=(--wait=0.1)
 		fc=(-delay 100ms -budget 0 -for "${DELAY_FOR}s")
-		limit=(timeout -s INT "$DELAY_FOR")
+		limit=(timeout -s INT -k 5 "$DELAY_FOR") # wget2 may not end on INT
 	fi
 	case $name in
 	freshcrawl)
