@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"fmt"
+	"github.com/freshcrawl/freshcrawl/internal/crawler/reorder"
 	"net/http"
 	"time"
 
@@ -87,11 +88,11 @@ func (c *Crawler) stageRun(txn *store.Txn, now time.Time) error {
 // stops, since going on would fetch pages it cannot keep.
 func (c *Crawler) commitLoop(results <-chan outcome) error {
 	var fatal error
-	var order sequencer
+	var order reorder.Buffer[*host, outcome]
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for o := range results {
-		batch := gather(results, &order, order.add(o, nil), timer)
+		batch := gather(results, &order, inOrder(&order, o, nil), timer)
 		if len(batch) == 0 { // An outcome waits for one of its host's before it.
 			continue
 		}
@@ -113,7 +114,7 @@ func (c *Crawler) commitLoop(results <-chan outcome) error {
 // gather adds to batch what arrives on results, in its hosts' order, up
 // to maxBatch outcomes: all that is waiting, and while the batch is under
 // groupSize what comes within commitWindow.
-func gather(results <-chan outcome, order *sequencer, batch []outcome, timer *time.Timer) []outcome {
+func gather(results <-chan outcome, order *reorder.Buffer[*host, outcome], batch []outcome, timer *time.Timer) []outcome {
 	deadline := time.Now().Add(commitWindow)
 	for len(batch) < maxBatch {
 		select {
@@ -121,7 +122,7 @@ func gather(results <-chan outcome, order *sequencer, batch []outcome, timer *ti
 			if !ok {
 				return batch
 			}
-			batch = order.add(o, batch)
+			batch = inOrder(order, o, batch)
 			continue
 		default:
 		}
@@ -136,12 +137,18 @@ func gather(results <-chan outcome, order *sequencer, batch []outcome, timer *ti
 			if !ok {
 				return batch
 			}
-			batch = order.add(o, batch)
+			batch = inOrder(order, o, batch)
 		case <-timer.C:
 			return batch
 		}
 	}
 	return batch
+}
+
+// inOrder appends o to batch when its host's turn has come for it, with
+// the host's outcomes held since that follow it.
+func inOrder(order *reorder.Buffer[*host, outcome], o outcome, batch []outcome) []outcome {
+	return order.Add(o.t.h, &o.t.h.committed, o.seq, o, batch)
 }
 
 // freeBodies gives the batch's page bodies back to the fetcher's pool once
@@ -265,6 +272,14 @@ func (c *Crawler) record(o *outcome, now time.Time) (*record, error) {
 	pr := o.page
 	if o.aborted || o.err != nil || pr == nil {
 		return nil, nil
+	}
+	if !o.end.IsZero() {
+		// The visit is as of its answer, not its commit, which may come
+		// milliseconds later (pipeline.go, commitWindow): a change in
+		// between is the next visit's to find, and a Last-Modified
+		// before the commit but after the answer must not look like a
+		// validator that missed a change.
+		now = o.end
 	}
 	// The records go in whatever the status; a new 200 capture becomes
 	// the copy the row points to. An error answer that will be retried

@@ -82,41 +82,6 @@ func (o *outcome) take() int {
 	return len(seqs)
 }
 
-// sequencer puts outcomes back in the order their hosts handed them back
-// (outcomes are processed in parallel, so they reach the committer in any
-// order): the committer only ever records a host's outcomes in order.
-type sequencer struct {
-	held map[*host]map[uint64]outcome
-}
-
-// add takes o and appends to out o and whatever it let go, in order.
-func (q *sequencer) add(o outcome, out []outcome) []outcome {
-	h := o.t.h
-	if o.seq != h.committed {
-		if q.held == nil {
-			q.held = map[*host]map[uint64]outcome{}
-		}
-		if q.held[h] == nil {
-			q.held[h] = map[uint64]outcome{}
-		}
-		q.held[h][o.seq] = o
-		return out
-	}
-	for {
-		out = append(out, o)
-		h.committed++
-		next, ok := q.held[h][h.committed]
-		if !ok {
-			return out
-		}
-		delete(q.held[h], h.committed)
-		if len(q.held[h]) == 0 {
-			delete(q.held, h)
-		}
-		o = next
-	}
-}
-
 // sweepSkip is the rows of h a sweep or a sitemap's signal must leave
 // alone while txn is staged: those of URLs in flight, whose outcomes will
 // write them, and those txn already writes. The caller holds h.mu.

@@ -107,27 +107,26 @@ var rustDocPages = []struct{ file, url string }{
 // profile of a crawl of Debian's rust-doc showed Links spending its time
 // on.
 func BenchmarkLinksRustDoc(b *testing.B) {
-	for _, p := range rustDocPages {
-		page, err := os.ReadFile(filepath.Join("testdata", "rustdoc", p.file))
-		if err != nil {
+	benchRustDoc(b, func(b *testing.B, page []byte, url string) {
+		if _, err := Links(bytes.NewReader(page), url, "text/html", Options{}); err != nil {
 			b.Fatal(err)
 		}
-		b.Run(strings.TrimSuffix(p.file, ".html"), func(b *testing.B) {
-			b.SetBytes(int64(len(page)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Links(bytes.NewReader(page), p.url, "text/html", Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	})
 }
 
 // BenchmarkLinksFloorRustDoc runs golang.org/x/net/html's Tokenizer alone
 // over the pages of BenchmarkLinksRustDoc, reading no token: the floor
 // under Links, which tokenises every byte of a page with it.
 func BenchmarkLinksFloorRustDoc(b *testing.B) {
+	benchRustDoc(b, func(_ *testing.B, page []byte, _ string) {
+		z := html.NewTokenizer(bytes.NewReader(page))
+		for z.Next() != html.ErrorToken {
+		}
+	})
+}
+
+// benchRustDoc runs one sub-benchmark of op per page of rustDocPages.
+func benchRustDoc(b *testing.B, op func(b *testing.B, page []byte, url string)) {
 	for _, p := range rustDocPages {
 		page, err := os.ReadFile(filepath.Join("testdata", "rustdoc", p.file))
 		if err != nil {
@@ -137,9 +136,7 @@ func BenchmarkLinksFloorRustDoc(b *testing.B) {
 			b.SetBytes(int64(len(page)))
 			b.ReportAllocs()
 			for b.Loop() {
-				z := html.NewTokenizer(bytes.NewReader(page))
-				for z.Next() != html.ErrorToken {
-				}
+				op(b, page, p.url)
 			}
 		})
 	}

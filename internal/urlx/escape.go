@@ -31,14 +31,7 @@ func (c Canonicalizer) assemble(scheme, host, port string, segs []string, path, 
 		b = appendEscaped(b, seg, &pathOK)
 	}
 	u.queryAt = len(b)
-	if query != "" {
-		b = append(b, '?')
-		q := len(b)
-		b = appendEscaped(b, query, &queryOK)
-		if c.SortQuery {
-			b = sortQuery(b, q)
-		}
-	}
+	b = appendQuery(b, query, c.SortQuery)
 	// Resolution and escaping can lengthen a URL past what parse lets in;
 	// refuse such results, so that every canonical URL parses again.
 	if len(b) > MaxInput {
@@ -150,4 +143,19 @@ func paramName(p string) string {
 		return p[:i]
 	}
 	return p
+}
+
+// appendQuery appends "?" and query, escaped and, with sorted, its
+// parameters in order; nothing for an empty query.
+func appendQuery(b []byte, query string, sorted bool) []byte {
+	if query == "" {
+		return b
+	}
+	b = append(b, '?')
+	q := len(b)
+	b = appendEscaped(b, query, &queryOK)
+	if sorted {
+		b = sortQuery(b, q)
+	}
+	return b
 }

@@ -55,14 +55,7 @@ func (u *URL) resolvePath(ref string) (string, bool) {
 		b = append(b, bp[:strings.LastIndexByte(bp, '/')]...) // the directory: "/" and each segment but the last
 	}
 	b = appendSegments(b, root, path)
-	if query != "" {
-		b = append(b, '?')
-		q := len(b)
-		b = appendEscaped(b, query, &queryOK)
-		if u.sortQuery {
-			b = sortQuery(b, q)
-		}
-	}
+	b = appendQuery(b, query, u.sortQuery)
 	if len(b) > MaxInput || bytes.Count(b, slash) > MaxSlashes {
 		return "", false
 	}
