@@ -274,11 +274,8 @@ func (c *Crawler) record(o *outcome, now time.Time) (*record, error) {
 		return nil, nil
 	}
 	if !o.end.IsZero() {
-		// The visit is as of its answer, not its commit, which may come
-		// milliseconds later (pipeline.go, commitWindow): a change in
-		// between is the next visit's to find, and a Last-Modified
-		// before the commit but after the answer must not look like a
-		// validator that missed a change.
+		// The visit is as of its answer, not its later commit: a change
+		// in between is the next visit's, not a validator's miss.
 		now = o.end
 	}
 	// The records go in whatever the status; a new 200 capture becomes
