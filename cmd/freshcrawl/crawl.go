@@ -119,7 +119,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.seedsFile, "seeds", "", "`file` of seed URLs, one a line; blank lines and lines starting with # are skipped")
 	fs.StringVar(&o.dataDir, "data", defaultDataDir, "data `directory`: state/ (Pebble) and warc/ (WARC files); an existing one is resumed")
 	fs.DurationVar(&o.runFor, "for", 0, "stop after this `duration` (0: run until interrupted)")
-	fs.BoolVar(&o.once, "once", false, "crawl what is in scope once and exit when no new URL is queued and no request is in flight; pages are not revisited")
+	fs.BoolVar(&o.once, "once", false, "crawl what is in scope once and exit when no new URL is queued, no request is in flight and every answer is committed; pages are not revisited")
 	fs.IntVar(&o.maxPages, "max-pages", 0, "collection capacity: once this many pages are held, breadth-first order only revisits; backlink or pagerank order goes on exploring and keeps a newcomer in the place of a less important page, which leaves (0: no limit)")
 	fs.StringVar(&o.ordering, "ordering", string(rank.OrderBreadthFirst), "order of new URLs: breadth-first (each host's in the order found), backlink (most links from pages fetched), pagerank (highest PageRank over the graph fetched) or topic (URLs whose link text or URL names -topic first)")
 	fs.StringVar(&o.topic, "topic", "", "the `word` -ordering topic looks for")
@@ -410,7 +410,7 @@ const onceRevisit = 100 * 365 * 24 * time.Hour
 const onceCheck = 50 * time.Millisecond
 
 // untilDone returns ctx, for a -once crawl cancelled too once c has nothing
-// left to do (no new URL queued, no request in flight), and the function
+// left to do (nothingLeft), and the function
 // that releases it.
 func (o *crawlOptions) untilDone(ctx context.Context, c *crawler.Crawler) (context.Context, context.CancelFunc) {
 	if !o.once {
