@@ -27,3 +27,13 @@ func TestSleep(t *testing.T) {
 		}
 	})
 }
+
+func TestLaterEarliest(t *testing.T) {
+	a, b := time.Unix(10, 0), time.Unix(20, 0)
+	if !Later(a, b).Equal(b) || !Later(b, a).Equal(b) {
+		t.Error("Later")
+	}
+	if !Earliest(a, b).Equal(a) || !Earliest(b, a).Equal(a) || !Earliest(time.Time{}, b).Equal(b) {
+		t.Error("Earliest")
+	}
+}

@@ -2,10 +2,10 @@ package crawler
 
 import (
 	"fmt"
-	"github.com/freshcrawl/freshcrawl/internal/crawler/reorder"
 	"net/http"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/crawler/batch"
 	"github.com/freshcrawl/freshcrawl/internal/crawler/pagerow"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
@@ -52,6 +52,9 @@ type committerState struct {
 	inBatch map[string]bool
 	evicted []string
 	gone    map[string]bool
+	// pulled holds the rows the batch's sweeps and signals pulled, in
+	// flight until its release (hostRows).
+	pulled []pulledRow
 	// urlLimited holds the hosts whose MaxURLsPerHost was reached in this
 	// run, so that it is logged once (admit.go).
 	urlLimited map[string]bool
@@ -88,67 +91,28 @@ func (c *Crawler) stageRun(txn *store.Txn, now time.Time) error {
 // stops, since going on would fetch pages it cannot keep.
 func (c *Crawler) commitLoop(results <-chan outcome) error {
 	var fatal error
-	var order reorder.Buffer[*host, outcome]
+	var order batch.Reorder[*host, outcome]
+	add := func(o outcome, b []outcome) []outcome { return order.Add(o.t.h, &o.t.h.committed, o.seq, o, b) }
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for o := range results {
-		batch := gather(results, &order, inOrder(&order, o, nil), timer)
-		if len(batch) == 0 { // An outcome waits for one of its host's before it.
+		b := batch.Gather(results, add(o, nil), add, maxBatch, groupSize, commitWindow, timer)
+		if len(b) == 0 { // An outcome waits for one of its host's before it.
 			continue
 		}
 		if fatal != nil { // Drain, so workers never block on a dead committer.
-			c.release(batch, nil, nil)
-			freeBodies(batch)
+			c.release(b, nil, nil)
+			freeBodies(b)
 			continue
 		}
-		if err := c.commit(batch); err != nil {
+		if err := c.commit(b); err != nil {
 			fatal = err
 			c.fail(err)
-			c.release(batch, nil, nil)
+			c.release(b, nil, nil)
 		}
-		freeBodies(batch)
+		freeBodies(b)
 	}
 	return fatal
-}
-
-// gather adds to batch what arrives on results, in its hosts' order, up
-// to maxBatch outcomes: all that is waiting, and while the batch is under
-// groupSize what comes within commitWindow.
-func gather(results <-chan outcome, order *reorder.Buffer[*host, outcome], batch []outcome, timer *time.Timer) []outcome {
-	deadline := time.Now().Add(commitWindow)
-	for len(batch) < maxBatch {
-		select {
-		case o, ok := <-results:
-			if !ok {
-				return batch
-			}
-			batch = inOrder(order, o, batch)
-			continue
-		default:
-		}
-		wait := time.Until(deadline)
-		if len(batch) >= groupSize || wait <= 0 {
-			return batch
-		}
-		timer.Reset(wait)
-		select {
-		case o, ok := <-results:
-			timer.Stop()
-			if !ok {
-				return batch
-			}
-			batch = inOrder(order, o, batch)
-		case <-timer.C:
-			return batch
-		}
-	}
-	return batch
-}
-
-// inOrder appends o to batch when its host's turn has come for it, with
-// the host's outcomes held since that follow it.
-func inOrder(order *reorder.Buffer[*host, outcome], o outcome, batch []outcome) []outcome {
-	return order.Add(o.t.h, &o.t.h.committed, o.seq, o, batch)
 }
 
 // freeBodies gives the batch's page bodies back to the fetcher's pool once
@@ -359,7 +323,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		return err
 	}
 	if pr.item.Kind == store.KindSitemap && len(pr.entries) > 0 {
-		n, err := c.refresh.Signalled(txn, &o.t.h.Host, answerOf(pr.resp), signals(pr), pr.prev.LastFetch, c.now(), sweepSkip(o.t.h, txn))
+		n, err := c.refresh.Signalled(txn, &o.t.h.Host, answerOf(pr.resp), signals(pr), pr.prev.LastFetch, c.now(), c.rowsOf(o.t.h, txn))
 		if err != nil {
 			return err
 		}
@@ -369,7 +333,7 @@ func (c *Crawler) stage(txn *store.Txn, o *outcome, r *record, enq map[string]in
 		c.refresh.Discovered(&r.page, found, pr.prev.LastFetch, r.page.LastFetch)
 	}
 	if r.sweep > 0 {
-		moved, err := c.refresh.Sweep(txn, o.t.h.Name, pr.item.URL, r.sweep, o.t.h.Delay, sweepSkip(o.t.h, txn))
+		moved, err := c.refresh.Sweep(txn, o.t.h.Name, pr.item.URL, r.sweep, o.t.h.Delay, c.rowsOf(o.t.h, txn))
 		if err != nil {
 			return err
 		}

@@ -11,18 +11,20 @@
 //
 //	sched.go    the scheduler: a heap of idle hosts by next allowed time
 //	  → work.go     a worker: the host's next URL, robots.txt, the request
-//	                (a Fetcher), checksum, links or sitemap, WARC encoding
+//	                (a Fetcher); pipeline.go hands the host back; then the
+//	                checksum, links or sitemap, WARC encoding (capture/)
 //	  → commit.go   the committer: capture.go writes the WARC records, then
 //	                one fsync; pagerow (a package of its own) works out
 //	                each page's new row, the refresh module its estimate
 //	                and next visit; admit.go queues what was found,
 //	                refine.go settles a full collection; one store
 //	                transaction, one fsync
-//	  → release.go  the host is free again after its delay
+//	  → release.go  the scheduler learns what the commit found
 //
-// A host is busy from dispatch until its outcome is committed, so at most
-// one request per host is in flight and the next never starts sooner than
-// the host's delay after the previous one ended. A kill at any moment
+// A host is busy from dispatch until its answer is read, so at most one
+// request per host is in flight and the next never starts sooner than the
+// host's delay after the previous one ended; the page is processed and
+// committed while the host's next request goes out (pipeline.go). A kill at any moment
 // loses nothing: a queue item leaves the queue only in the transaction that
 // records its outcome, and that transaction commits only after the WARC
 // records it points to are on disk.
@@ -32,7 +34,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/freshcrawl/freshcrawl/internal/crawler/budget"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -43,6 +44,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/clock"
+	"github.com/freshcrawl/freshcrawl/internal/crawler/budget"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
@@ -158,6 +161,7 @@ type Crawler struct {
 
 	failOnce sync.Once
 	fatal    chan error
+	firstErr error // the first fatal error, which Run returns
 }
 
 // Fetcher makes the crawler's requests. fetch.Fetcher is one.
@@ -386,7 +390,7 @@ func (s size) Queued() int64 { return s.c.sched.queued.Load() }
 
 // fail records a fatal error; Run returns the first.
 func (c *Crawler) fail(err error) {
-	c.failOnce.Do(func() { c.fatal <- err })
+	c.failOnce.Do(func() { c.firstErr = err; c.fatal <- err })
 }
 
 // Run crawls until ctx is done or a fatal error (a full disk, a broken
@@ -437,11 +441,9 @@ func (c *Crawler) Run(ctx context.Context) error {
 	}
 	defer func() { <-rankDone }()
 
-	var runErr error
 	go func() {
 		select {
-		case err := <-c.fatal:
-			runErr = err
+		case <-c.fatal:
 			cancel()
 		case <-runCtx.Done():
 		}
@@ -450,15 +452,12 @@ func (c *Crawler) Run(ctx context.Context) error {
 	close(tasks)
 	workers.Wait()
 	close(results)
-	cerr := <-commitErr
+	<-commitErr
 	cancel()
-	if cerr != nil {
-		return cerr
-	}
-	if runErr != nil {
-		return runErr
-	}
-	return nil
+	// Every fatal error went through fail, from a worker or the
+	// committer, both done by now; the first is the cause (a failed
+	// encoding, say, before the commit it breaks).
+	return c.firstErr
 }
 
 // dispatch hands hosts to workers as politeness and the budget allow, until
@@ -497,7 +496,7 @@ func (c *Crawler) dispatch(ctx context.Context, tasks chan<- task) {
 		if now := c.now(); !may && !explore && (h.due.IsZero() || h.due.After(now)) {
 			// Only new URLs here, and the fetches in flight may fill the
 			// collection: ask again shortly, when they have committed.
-			h.ready = later(h.ready, now.Add(reserveWait))
+			h.ready = clock.Later(h.ready, now.Add(reserveWait))
 			h.busy = false
 			s.inFly--
 			s.update(h)

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -482,7 +483,7 @@ func countIn(set, want map[string]bool) int {
 func lastEnd(hosts map[string][]served) time.Time {
 	var t time.Time
 	for _, seq := range hosts {
-		t = later(t, seq[len(seq)-1].end)
+		t = clock.Later(t, seq[len(seq)-1].end)
 	}
 	return t
 }

@@ -1,5 +1,7 @@
 package crawler
 
+import "github.com/freshcrawl/freshcrawl/internal/store"
+
 // This file is the middle of a fetch's way through the crawler, between
 // its request (work.go) and its commit (commit.go). Once the answer has
 // been read, the worker hands the host back to the scheduler (handBack):
@@ -10,13 +12,15 @@ package crawler
 // (process) and the committer records it. Until that commit:
 //
 //   - no task takes a URL in flight again: candidates skip host.inflight,
-//     and a queue read starts after the items taken (host.nextSeq);
-//   - no sweep or sitemap signal moves its row (sweepSkip);
+//     and a queue read starts after the items taken (host.nextSeq); a
+//     revisit's URL is in flight from the moment it is chosen, and a row
+//     a sweep or signal pulled is until that pull commits;
+//   - no sweep or sitemap signal moves its row (hostRows);
 //   - the host's outcomes are committed in the order they were handed
 //     back (host.handed), so its queue items leave the queue in order;
-//   - a task that found nothing to do while some are pending stalls its
-//     host until one of them commits, since what it saw may be their
-//     state before the commit (host.stalled).
+//   - a task that found nothing to do stalls its host until an outcome of
+//     the host commits (host.stalled): its view of the host was stale,
+//     and only a commit brings a fresh one.
 //
 // One request per host is in flight at a time, as before: a host is busy
 // from its dispatch until its answer is read.
@@ -26,13 +30,19 @@ package crawler
 func (c *Crawler) handBack(o *outcome) {
 	h := o.t.h
 	taken := o.take()
-	counted := o.err != nil || !idle(o)
+	mark := ""
 	if pr := o.page; pr != nil && !o.retry && !o.aborted && o.err == nil {
+		mark = pr.item.URL // its commit writes the row
+	}
+	if mark != o.marked {
 		h.mu.Lock()
-		if h.inflight == nil {
-			h.inflight = map[string]struct{}{}
+		if o.marked != "" {
+			delete(h.inflight, o.marked)
 		}
-		h.inflight[pr.item.URL] = struct{}{}
+		if mark != "" {
+			h.fly(mark)
+		}
+		o.marked = mark
 		h.mu.Unlock()
 	}
 	s := c.sched
@@ -47,11 +57,10 @@ func (c *Crawler) handBack(o *outcome) {
 	noteQueue(h, before, c.now())
 	o.seq = h.handed
 	h.handed++
-	if counted {
-		o.counted, o.taken = true, taken
-		h.pending++
-		h.consumed += taken
-	} else if h.pending > 0 {
+	o.taken = taken
+	h.pending++
+	h.consumed += taken
+	if o.err == nil && idle(o) {
 		h.stalled = true
 	}
 	s.update(h)
@@ -65,11 +74,8 @@ func (c *Crawler) handBack(o *outcome) {
 // The worker owns the buffer while the host is busy.
 func (o *outcome) take() int {
 	h := o.t.h
-	if o.err != nil || o.aborted {
-		return 0
-	}
-	seqs := o.skipped
-	if pr := o.page; pr != nil && !o.retry && pr.fromDue.IsZero() && !pr.promoted {
+	seqs := o.skipped // staged as done whatever else happened
+	if pr := o.page; pr != nil && !o.retry && !o.aborted && o.err == nil && pr.fromDue.IsZero() && !pr.promoted {
 		seqs = append(seqs[:len(seqs):len(seqs)], pr.seq)
 	}
 	for _, q := range seqs {
@@ -82,9 +88,40 @@ func (o *outcome) take() int {
 	return len(seqs)
 }
 
-// sweepSkip is the rows of h a sweep or a sitemap's signal must leave
-// alone while txn is staged: those of URLs in flight, whose outcomes will
-// write them, and those txn already writes. The caller holds h.mu.
-func sweepSkip(h *host, txn interface{ Staged(string) bool }) func(string) bool {
-	return func(u string) bool { return h.flying(u) || txn.Staged(u) }
+// fly marks u in flight. The caller holds h.mu.
+func (h *host) fly(u string) {
+	if h.inflight == nil {
+		h.inflight = map[string]struct{}{}
+	}
+	h.inflight[u] = struct{}{}
+}
+
+// hostRows is what a sweep or a sitemap's signal on h, staged in txn, must
+// leave alone (refresh.Rows): the rows of URLs in flight, whose outcomes
+// will write them, and those txn writes already. A row it pulls is in
+// flight until the commit, since a task reading the store before it would
+// see the row's old due entry; pulled lists them for release. The caller
+// holds h.mu.
+type hostRows struct {
+	h      *host
+	txn    *store.Txn
+	pulled *[]pulledRow
+}
+
+// pulledRow is a URL of h whose pull a batch stages.
+type pulledRow struct {
+	h   *host
+	url string
+}
+
+func (r hostRows) Skip(u string) bool { return r.h.flying(u) || r.txn.Staged(u) }
+
+func (r hostRows) Pulled(u string) {
+	r.h.fly(u)
+	*r.pulled = append(*r.pulled, pulledRow{r.h, u})
+}
+
+// rowsOf is what a sweep or signal on h staged in txn leaves alone.
+func (c *Crawler) rowsOf(h *host, txn *store.Txn) hostRows {
+	return hostRows{h: h, txn: txn, pulled: &c.cm.pulled}
 }

@@ -3,6 +3,7 @@ package crawler
 import (
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -19,13 +20,19 @@ import (
 func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 	views := c.freshViews(batch, enq)
 	for i := range batch {
-		if pr := batch[i].page; pr != nil {
+		if u := batch[i].marked; u != "" {
 			h := batch[i].t.h
 			h.mu.Lock()
-			delete(h.inflight, pr.item.URL)
+			delete(h.inflight, u)
 			h.mu.Unlock()
 		}
 	}
+	for _, p := range c.cm.pulled {
+		p.h.mu.Lock()
+		delete(p.h.inflight, p.url)
+		p.h.mu.Unlock()
+	}
+	c.cm.pulled = c.cm.pulled[:0]
 	if c.ranker != nil {
 		for i := range batch {
 			if batch[i].t.claimed {
@@ -43,22 +50,20 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 		if o.t.reserved {
 			s.reserved--
 		}
-		if o.counted {
-			h.pending--
-			h.consumed -= o.taken
-			h.stalled = false
-		}
+		h.pending--
+		h.consumed -= o.taken
+		h.stalled = false
 	}
 	// The store's views were read after the whole batch committed.
 	for i := range batch {
 		o := &batch[i]
 		h := o.t.h
 		if enq == nil {
-			h.ready = later(h.ready, now.Add(time.Second+h.Delay))
+			h.ready = clock.Later(h.ready, now.Add(time.Second+h.Delay))
 		}
 		before := h.queued
 		if enq != nil && !o.aborted && o.err == nil {
-			settleWork(h, o, recOf(recs, i), views[i])
+			settleWork(h, o, recOf(recs, i), views[i], enq[h.Name])
 		}
 		h.queued = max(h.queued, 0)
 		s.queued.Add(int64(h.queued - before))
@@ -153,10 +158,10 @@ func (c *Crawler) settlePoliteness(h *host, o *outcome, failed bool, now time.Ti
 		if o.err != nil {
 			c.log.Error("crawl state read failed", "host", h.Name, "err", o.err)
 		}
-		h.ready = later(h.ready, now.Add(time.Second+h.Delay))
+		h.ready = clock.Later(h.ready, now.Add(time.Second+h.Delay))
 	case o.aborted:
 	case !o.waitUntil.IsZero():
-		h.ready = later(h.ready, o.waitUntil)
+		h.ready = clock.Later(h.ready, o.waitUntil)
 	case o.transient != "":
 		c.settleFailure(h, o, now)
 	default:
@@ -170,9 +175,9 @@ func (c *Crawler) settlePoliteness(h *host, o *outcome, failed bool, now time.Ti
 // counts the attempt.
 func (c *Crawler) settleFailure(h *host, o *outcome, now time.Time) {
 	h.fails++
-	h.ready = later(h.ready, o.end.Add(c.backoff(h)))
+	h.ready = clock.Later(h.ready, o.end.Add(c.backoff(h)))
 	if o.retryAfter > 0 {
-		h.ready = later(h.ready, o.end.Add(o.retryAfter))
+		h.ready = clock.Later(h.ready, o.end.Add(o.retryAfter))
 	}
 	if o.retry {
 		h.attempts++
@@ -186,19 +191,20 @@ func (c *Crawler) settleFailure(h *host, o *outcome, now time.Time) {
 
 // settleWork brings h's view of its work up to date after o's commit: its
 // next due time, and, where its task found nothing to do, the store's
-// view v, less the queue items taken by outcomes not yet committed. (The
-// items o took left h.queued when h was handed back.) A due time read
-// from the store may be one of a URL in flight, earlier than the next
-// the host may take: early is safe, the task finds out.
-func settleWork(h *host, o *outcome, r *record, v view) {
+// view v, less the queue items taken by outcomes not yet committed and
+// the n URLs the batch queued on h, which release adds after. (The items
+// o took left h.queued when h was handed back.) A due time read from the
+// store may be one of a URL in flight, earlier than the next the host may
+// take: early is safe, the task finds out.
+func settleWork(h *host, o *outcome, r *record, v view, n int) {
 	if pr := o.page; pr != nil && !o.retry && (!pr.fromDue.IsZero() || pr.promoted) {
 		h.due = v.nextDue
 	}
 	if r != nil && !r.page.NextDue.IsZero() {
-		h.due = earliest(h.due, r.page.NextDue)
+		h.due = clock.Earliest(h.due, r.page.NextDue)
 	}
 	if idle(o) {
-		h.queued, h.due = max(v.queued-h.consumed, 0), v.nextDue
+		h.queued, h.due = max(v.queued-h.consumed-n, 0), v.nextDue
 	}
 }
 
@@ -237,20 +243,6 @@ func recOf(recs []*record, i int) *record {
 
 // maxTime is later than any due time.
 var maxTime = time.Unix(1<<62, 0)
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-func earliest(a, b time.Time) time.Time {
-	if a.IsZero() || b.Before(a) {
-		return b
-	}
-	return a
-}
 
 // backoff is the wait after h's fails-th consecutive failure: the host's
 // delay (at least a second) doubled per failure, up to DefaultMaxBackoff.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -207,7 +208,7 @@ func (s *scheduler) update(h *host) {
 		work, since, hasWork = h.ready, h.ready, true
 	}
 	if !h.due.IsZero() {
-		w := later(h.due, h.ready)
+		w := clock.Later(h.due, h.ready)
 		if !hasWork || w.Before(work) {
 			work = w
 		}

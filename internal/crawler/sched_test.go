@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -50,7 +51,7 @@ func (m *schedModel) keys(h *modelHost) (wake, since time.Time, ok bool) {
 		work, waited = append(work, h.ready), append(waited, h.ready)
 	}
 	if !h.due.IsZero() {
-		work, waited = append(work, later(h.due, h.ready)), append(waited, h.due)
+		work, waited = append(work, clock.Later(h.due, h.ready)), append(waited, h.due)
 	}
 	if len(work) == 0 {
 		return time.Time{}, time.Time{}, false

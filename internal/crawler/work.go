@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/freshcrawl/freshcrawl/internal/crawler/capture"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/freshcrawl/freshcrawl/internal/clock"
+	"github.com/freshcrawl/freshcrawl/internal/crawler/capture"
 	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
@@ -56,11 +56,12 @@ type outcome struct {
 	// url is the URL of the last request made, for the log.
 	url string
 	// seq is the outcome's place among its host's (host.handed), the
-	// order the committer records them in; counted, that it was counted
-	// in host.pending, with taken of the host's queue items.
-	seq     uint64
-	counted bool
-	taken   int
+	// order the committer records them in; taken counts the host's queue
+	// items it took; marked is the URL it holds in flight (host.inflight),
+	// if any.
+	seq    uint64
+	taken  int
+	marked string
 	// delay is the host's delay as robots.txt sets it; zero: unchanged.
 	delay time.Duration
 	// waitUntil holds the host back (robots.txt unreachable); zero: no.
@@ -112,8 +113,14 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 	h.mu.Lock()
 	cands, err := c.candidates(&o.t, now)
 	var until time.Time
-	if err == nil && len(cands) > 0 && !cands[0].fromDue.IsZero() {
-		until = c.postpone(&o.t, &cands[0], now)
+	if err == nil && len(cands) > 0 && (!cands[0].fromDue.IsZero() || cands[0].promoted) {
+		// A revisit or a promoted URL stands alone. In flight from now:
+		// a sweep or signal staged meanwhile must not move its row.
+		h.fly(cands[0].item.URL)
+		o.marked = cands[0].item.URL
+		if !cands[0].fromDue.IsZero() {
+			until = c.postpone(&o.t, &cands[0], now)
+		}
 	}
 	o.t.conditional = h.Conditional()
 	h.mu.Unlock()

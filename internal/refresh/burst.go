@@ -98,9 +98,9 @@ const maxPull = 4096
 // Sweep brings forward, in txn, the revisits of host's pages other than
 // url that a sweep changing a share of them makes worth it (worthPulling),
 // in the order they were due, and returns how many it moved. It leaves
-// alone the rows skip names (nil: none): those the caller stages in txn
-// or is about to.
-func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay time.Duration, skip func(url string) bool) (int, error) {
+// alone the rows rows.Skip names and tells rows.Pulled of each row it
+// pulls (rows nil: none, no one).
+func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay time.Duration, rows Rows) (int, error) {
 	now := m.cfg.Now()
 	due, err := m.store.Due(host, time.Unix(0, math.MaxInt64), maxPull)
 	if err != nil {
@@ -111,7 +111,7 @@ func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay ti
 	offset, moved := gap, 0
 	for _, d := range due {
 		at := now.Add(offset)
-		if d.URL == url || !d.Due.After(at) || skip != nil && skip(d.URL) {
+		if d.URL == url || !d.Due.After(at) || rows != nil && rows.Skip(d.URL) {
 			continue
 		}
 		p, err := m.store.GetPage(d.URL)
@@ -121,7 +121,7 @@ func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay ti
 		if !worthPulling(share, m.cfg.PlanRate(&p), d.Due, at, mu) {
 			continue
 		}
-		if err := pull(txn, host, &p); err != nil {
+		if err := pull(txn, host, &p, rows); err != nil {
 			return moved, err
 		}
 		offset += gap
@@ -143,7 +143,7 @@ func (m *Module) Sweep(txn *store.Txn, host, url string, share float64, delay ti
 // whole backlog, and worse on the bursty world too; pulls due when the
 // sitemap says they changed, so that all line up by how long they have
 // been stale, 0.927.)
-func pull(txn *store.Txn, host string, p *store.Page) error {
+func pull(txn *store.Txn, host string, p *store.Page, rows Rows) error {
 	at := p.Checked
 	if at.IsZero() {
 		at = p.LastFetch
@@ -152,7 +152,19 @@ func pull(txn *store.Txn, host string, p *store.Page) error {
 		return err
 	}
 	p.NextDue = at
+	if rows != nil {
+		rows.Pulled(p.URL)
+	}
 	return txn.PutPage(*p, nil)
+}
+
+// Rows says which of a host's rows a sweep or a sitemap's signal must
+// leave alone (Skip: the caller stages changes to them, or will), and
+// hears of each row one pulls (Pulled), whose change is staged but not
+// yet committed.
+type Rows interface {
+	Skip(url string) bool
+	Pulled(url string)
 }
 
 // Pulled reports whether p's revisit was brought forward by a signal
@@ -209,9 +221,10 @@ type Signal struct {
 // again, its page not yet fetched, is not a new one: counted at every
 // read, it made the sitemap look the more worth reading the more often
 // it was read, and on the PEPs' replay half the budget went to sitemaps.
-// A distrusted sitemap claims nothing. It pulls none of the rows skip
-// names (nil: none): those the caller stages in txn or is about to.
-func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, since, now time.Time, skip func(url string) bool) (int, error) {
+// A distrusted sitemap claims nothing. It pulls none of the rows
+// rows.Skip names, and tells rows.Pulled of those it pulls (rows nil:
+// none, no one).
+func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, since, now time.Time, rows Rows) (int, error) {
 	sm := m.changeOf(h).state.Sitemap
 	if m.planner == nil || !m.planFast || Distrusted(sm) {
 		return 0, nil
@@ -236,10 +249,10 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 		// The estimate, not PlanRate: a page fetched on its signals finds
 		// a change at every visit, which PlanRate would take for a page
 		// changing at every moment and never pull again.
-		if !trusted || !worthPulling(1, p.Rate, p.NextDue, at, mu) || skip != nil && skip(s.URL) {
+		if !trusted || !worthPulling(1, p.Rate, p.NextDue, at, mu) || rows != nil && rows.Skip(s.URL) {
 			continue
 		}
-		if err := pull(txn, h.Name, &p); err != nil {
+		if err := pull(txn, h.Name, &p, rows); err != nil {
 			return claimed, err
 		}
 		offset += gap

@@ -5,10 +5,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The metrics are freshcrawl_*. Labels stay bounded: a status class, a
