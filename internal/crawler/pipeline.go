@@ -50,7 +50,7 @@ func (c *Crawler) handBack(o *outcome) {
 	h.busy = false
 	s.inFly--
 	s.uncommitted++
-	c.settlePoliteness(h, o, false, c.now())
+	c.settlePoliteness(h, o, c.now())
 	before := h.queued
 	h.queued = max(h.queued-taken, 0)
 	s.queued.Add(int64(h.queued - before))

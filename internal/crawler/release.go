@@ -142,9 +142,10 @@ func (c *Crawler) freshViews(batch []outcome, enq map[string]int) []view {
 
 // settlePoliteness sets when h may next be asked, after o: its delay
 // after the request, longer after a failure (back-off, Retry-After), a
-// robots.txt that could not be read, or a commit that failed (failed).
-// The caller holds the scheduler's lock and owns h's task.
-func (c *Crawler) settlePoliteness(h *host, o *outcome, failed bool, now time.Time) {
+// robots.txt that could not be read, or a failed read of the crawl state.
+// (A failed commit holds its hosts back in release.) The caller holds the
+// scheduler's lock and owns h's task.
+func (c *Crawler) settlePoliteness(h *host, o *outcome, now time.Time) {
 	if o.delay > 0 && o.delay != h.Delay {
 		h.mu.Lock() // the committer reads it too
 		h.Delay = o.delay
@@ -154,10 +155,8 @@ func (c *Crawler) settlePoliteness(h *host, o *outcome, failed bool, now time.Ti
 		h.ready = o.end.Add(h.Delay)
 	}
 	switch {
-	case failed || o.err != nil:
-		if o.err != nil {
-			c.log.Error("crawl state read failed", "host", h.Name, "err", o.err)
-		}
+	case o.err != nil:
+		c.log.Error("crawl state read failed", "host", h.Name, "err", o.err)
 		h.ready = clock.Later(h.ready, now.Add(time.Second+h.Delay))
 	case o.aborted:
 	case !o.waitUntil.IsZero():

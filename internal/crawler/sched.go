@@ -38,11 +38,11 @@ type host struct {
 	// The outcome is then read, archived and committed off the host's
 	// path while its next request goes out (pipeline.go).
 	busy bool
-	// pending counts the outcomes handed back but not yet committed that
-	// did something, consumed the queue items of those, and stalled is
-	// set when a task found nothing to do while some were pending: its
-	// view may wait on their commit, so the host is not dispatched again
-	// until one of them is released.
+	// pending counts the outcomes handed back but not yet released,
+	// consumed the queue items they took, and stalled is set when a task
+	// found nothing to do: its view was stale, so the host is not
+	// dispatched again until an outcome of it is released with a fresh
+	// one.
 	pending, consumed int
 	stalled           bool
 	// handed numbers the host's outcomes as they are handed back; the

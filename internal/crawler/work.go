@@ -146,7 +146,7 @@ func (c *Crawler) work(ctx context.Context, t task) outcome {
 // the host's mu.
 func (c *Crawler) candidates(t *task, now time.Time) (cands []candidate, err error) {
 	if t.promote != "" {
-		if _, busy := t.h.inflight[t.promote]; busy {
+		if t.h.flying(t.promote) {
 			return nil, nil // being fetched: nothing to do this turn
 		}
 		cands, err = c.promotedCandidate(t.promote)
