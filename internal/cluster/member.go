@@ -1,0 +1,269 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A node's membership and its partition leases live in JetStream
+// key-value buckets, named after the cluster:
+//
+//	<cluster>-config  partitions = P (decimal), written once by the first node
+//	<cluster>-nodes   <node> = "" while the node is alive (TTL)
+//	<cluster>-leases  p<partition> = <node> while it owns the partition (TTL)
+//
+// Entries of the last two expire TTL after they were last written; a live
+// node rewrites its own every TTL/3 (Tick). A node owns the partitions
+// that rendezvous hashing gives it among the live nodes (assign.go), once
+// it holds their leases: a lease is taken with a create that fails if the
+// key exists, renewed with an update conditional on the revision the node
+// last wrote, and released with a conditional delete. So two nodes never
+// hold one lease, and a node that dies loses its leases TTL after its last
+// renewal, when the survivors take its partitions.
+//
+// A node must not crawl a partition past its lease. It counts the lease
+// valid for 2/3 of the TTL after the renewal began (ValidUntil), which
+// leaves the last third, before the server expires the entry, for it to
+// stop fetching: so a host is fetched by one node at a time even when a
+// node loses touch with the servers.
+
+// MemberConfig configures a node's membership. Zero fields take defaults.
+type MemberConfig struct {
+	Cluster    string        // names the buckets; default "freshcrawl"
+	Node       string        // this node's name, unique in the cluster; required
+	Partitions int           // P, which every node must agree on; default DefaultPartitions
+	TTL        time.Duration // lease lifetime; default DefaultTTL
+	Now        func() time.Time
+}
+
+// Defaults of MemberConfig.
+const (
+	DefaultPartitions = 16
+	DefaultTTL        = 6 * time.Second
+)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Member is a node's view of the cluster: the live nodes and the leases it
+// holds. It is not safe for concurrent use; one goroutine ticks it.
+type Member struct {
+	cfg    MemberConfig
+	nodes  jetstream.KeyValue
+	leases jetstream.KeyValue
+	held   map[int]lease
+	live   []string
+}
+
+type lease struct {
+	rev     uint64
+	renewed time.Time // when the renewal that wrote rev began
+}
+
+// ErrPartitions is returned by Join when the cluster was started with a
+// different number of partitions.
+var ErrPartitions = errors.New("cluster: partition count differs from the cluster's")
+
+// Join creates the cluster's buckets if they do not exist, checks the
+// partition count against the cluster's, and returns the node's Member.
+// It holds no lease until the first Tick.
+func Join(ctx context.Context, js jetstream.JetStream, cfg MemberConfig) (*Member, error) {
+	if cfg.Cluster == "" {
+		cfg.Cluster = "freshcrawl"
+	}
+	if cfg.Partitions == 0 {
+		cfg.Partitions = DefaultPartitions
+	}
+	if cfg.TTL == 0 {
+		cfg.TTL = DefaultTTL
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	switch {
+	case !nameRE.MatchString(cfg.Cluster):
+		return nil, fmt.Errorf("cluster: name %q: want 1–64 letters, digits, - or _", cfg.Cluster)
+	case !nameRE.MatchString(cfg.Node):
+		return nil, fmt.Errorf("cluster: node name %q: want 1–64 letters, digits, - or _", cfg.Node)
+	case cfg.Partitions < 1 || cfg.Partitions > 4096:
+		return nil, fmt.Errorf("cluster: %d partitions: want 1–4096", cfg.Partitions)
+	case cfg.TTL < 300*time.Millisecond:
+		return nil, fmt.Errorf("cluster: lease TTL %v: want at least 300ms", cfg.TTL)
+	}
+	config, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: cfg.Cluster + "-config", Storage: jetstream.FileStorage})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: config bucket: %w", err)
+	}
+	if err := agreePartitions(ctx, config, cfg.Partitions); err != nil {
+		return nil, err
+	}
+	m := &Member{cfg: cfg, held: map[int]lease{}}
+	for _, b := range []struct {
+		name string
+		kv   *jetstream.KeyValue
+	}{{"-nodes", &m.nodes}, {"-leases", &m.leases}} {
+		*b.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: cfg.Cluster + b.name, TTL: cfg.TTL, History: 1, Storage: jetstream.FileStorage,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cluster: bucket %s%s: %w", cfg.Cluster, b.name, err)
+		}
+	}
+	return m, nil
+}
+
+// agreePartitions records n as the cluster's partition count, or checks it
+// against the one recorded.
+func agreePartitions(ctx context.Context, config jetstream.KeyValue, n int) error {
+	want := strconv.Itoa(n)
+	_, err := config.Create(ctx, "partitions", []byte(want))
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, jetstream.ErrKeyExists) {
+		return fmt.Errorf("cluster: record partitions: %w", err)
+	}
+	e, err := config.Get(ctx, "partitions")
+	if err != nil {
+		return fmt.Errorf("cluster: read partitions: %w", err)
+	}
+	if got := string(e.Value()); got != want {
+		return fmt.Errorf("%w: the cluster has %s, this node %d", ErrPartitions, got, n)
+	}
+	return nil
+}
+
+// Changes is what one Tick decided about the node's partitions.
+type Changes struct {
+	Acquired []int // leases taken: start crawling these
+	Lost     []int // leases gone (expired, or renewed too late): stop at once
+	Unwanted []int // held, but a live node now ranks higher: stop, then Release
+}
+
+// Tick renews the node's presence and leases, takes the leases of the
+// partitions it should own that are free, and says which it holds that
+// another node should have. Call it every TTL/3.
+func (m *Member) Tick(ctx context.Context) (Changes, error) {
+	var ch Changes
+	start := m.cfg.Now()
+	if _, err := m.nodes.Put(ctx, m.cfg.Node, nil); err != nil {
+		return ch, fmt.Errorf("cluster: heartbeat: %w", err)
+	}
+	live, err := m.nodes.Keys(ctx)
+	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
+		return ch, fmt.Errorf("cluster: list nodes: %w", err)
+	}
+	if !slices.Contains(live, m.cfg.Node) {
+		live = append(live, m.cfg.Node)
+	}
+	slices.Sort(live)
+	m.live = live
+	for _, p := range m.Held() {
+		if !m.renew(ctx, p, start) {
+			ch.Lost = append(ch.Lost, p)
+		}
+	}
+	for _, p := range Owned(m.cfg.Node, m.cfg.Partitions, live) {
+		if _, ok := m.held[p]; ok {
+			continue
+		}
+		rev, err := m.leases.Create(ctx, leaseKey(p), []byte(m.cfg.Node))
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			continue // its previous owner has not let go yet
+		}
+		if err != nil {
+			return ch, fmt.Errorf("cluster: take partition %d: %w", p, err)
+		}
+		m.held[p] = lease{rev: rev, renewed: start}
+		ch.Acquired = append(ch.Acquired, p)
+	}
+	for _, p := range m.Held() {
+		if Owner(p, live) != m.cfg.Node {
+			ch.Unwanted = append(ch.Unwanted, p)
+		}
+	}
+	return ch, nil
+}
+
+// renew extends the lease of p, and reports whether the node still holds
+// it. A lease past its validity is given up even if the entry is still
+// there: the node has stopped crawling it, and takes it again like any
+// free partition.
+func (m *Member) renew(ctx context.Context, p int, start time.Time) bool {
+	l := m.held[p]
+	if !start.Before(l.renewed.Add(m.valid())) {
+		delete(m.held, p)
+		_ = m.leases.Delete(ctx, leaseKey(p), jetstream.LastRevision(l.rev))
+		return false
+	}
+	rev, err := m.leases.Update(ctx, leaseKey(p), []byte(m.cfg.Node), l.rev)
+	if err != nil {
+		delete(m.held, p)
+		return false
+	}
+	m.held[p] = lease{rev: rev, renewed: start}
+	return true
+}
+
+// valid is how long after a renewal began the node may crawl.
+func (m *Member) valid() time.Duration { return m.cfg.TTL * 2 / 3 }
+
+// ValidUntil returns the time up to which the node may crawl partition p,
+// and whether it holds p at all.
+func (m *Member) ValidUntil(p int) (time.Time, bool) {
+	l, ok := m.held[p]
+	if !ok {
+		return time.Time{}, false
+	}
+	return l.renewed.Add(m.valid()), true
+}
+
+// Release gives up the lease of p, after the node has stopped crawling it.
+func (m *Member) Release(ctx context.Context, p int) error {
+	l, ok := m.held[p]
+	if !ok {
+		return nil
+	}
+	delete(m.held, p)
+	if err := m.leases.Delete(ctx, leaseKey(p), jetstream.LastRevision(l.rev)); err != nil {
+		return fmt.Errorf("cluster: release partition %d: %w", p, err)
+	}
+	return nil
+}
+
+// Leave releases every lease and removes the node from the live ones. The
+// node must have stopped crawling.
+func (m *Member) Leave(ctx context.Context) error {
+	var errs []error
+	for _, p := range m.Held() {
+		errs = append(errs, m.Release(ctx, p))
+	}
+	if err := m.nodes.Delete(ctx, m.cfg.Node); err != nil {
+		errs = append(errs, fmt.Errorf("cluster: leave: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// Held returns the partitions whose leases the node holds, in order.
+func (m *Member) Held() []int {
+	ps := make([]int, 0, len(m.held))
+	for p := range m.held {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// Nodes returns the live nodes as of the last Tick, in order.
+func (m *Member) Nodes() []string { return slices.Clone(m.live) }
+
+// Partitions returns the cluster's partition count.
+func (m *Member) Partitions() int { return m.cfg.Partitions }
+
+func leaseKey(p int) string { return "p" + strconv.Itoa(p) }
