@@ -25,6 +25,7 @@
 //	u/<host>\x00<group>          a URL-pattern group's pooled change history
 //	m/c/<name>                   uint64 big-endian: a named counter
 //	c/<name>                     a named setting of the crawl
+//	o/<seq BE8>                  URLs found for other partitions, unsent (outbox.go)
 package store
 
 import (
@@ -110,6 +111,7 @@ type Store struct {
 	// wait out a commit's fsync.
 	mu    sync.Mutex
 	known seenCache // hashes known to be in the seen set; guarded by mu
+	out   outbox    // the outbox's next sequence number; guarded by mu (outbox.go)
 	// seenCount mirrors the persisted m/seen counter. Commit writes it
 	// under mu; it is read without.
 	seenCount atomic.Uint64
