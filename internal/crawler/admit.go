@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -134,16 +135,25 @@ func (c *Crawler) stageLinks(txn *store.Txn, pr *pageResult) error {
 // of that site are taken (a sitemap speaks only for its own site).
 func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int, site string) (int, error) {
 	byHost := map[string][]store.Item{}
-	var order []string
+	var order, foreign []string
 	for _, d := range found {
 		host := urlx.Authority(d.url)
 		if host == "" || !d.checked && !c.admissible(d.url, site) {
+			continue
+		}
+		if c.cfg.Owns != nil && !c.cfg.Owns(d.url) {
+			foreign = append(foreign, d.url)
 			continue
 		}
 		if _, ok := byHost[host]; !ok {
 			order = append(order, host)
 		}
 		byHost[host] = append(byHost[host], store.Item{URL: d.url, Kind: d.kind, Hops: d.hops})
+	}
+	if c.cfg.Outbox {
+		if err := txn.AddOutbox(foreign); err != nil {
+			return 0, err
+		}
 	}
 	total := 0
 	for _, host := range order {
@@ -185,4 +195,35 @@ func (c *Crawler) admissible(u, site string) bool {
 		return false
 	}
 	return true
+}
+
+// Admit queues the canonical urls among those another partition found for
+// this one (Config.Owns), in a transaction of its own, and returns how
+// many were new once it is committed. It waits out a commit in progress,
+// whose fresh views of its hosts (release.go) must not count them.
+func (c *Crawler) Admit(urls []string) (int, error) {
+	found := make([]discovered, 0, len(urls))
+	for _, u := range urls {
+		if cu, err := urlx.Canonical(u); err == nil && cu == u {
+			found = append(found, discovered{url: u, kind: store.KindPage})
+		}
+	}
+	c.admitMu.Lock()
+	defer c.admitMu.Unlock()
+	txn := c.store.Begin()
+	enq := map[string]int{}
+	n, err := c.enqueue(txn, found, enq, "")
+	if err != nil {
+		txn.Abort()
+		return 0, fmt.Errorf("crawl: admit: %w", err)
+	}
+	if err := txn.Commit(); err != nil {
+		return 0, fmt.Errorf("crawl: admit: %w", err)
+	}
+	s := c.sched
+	s.mu.Lock()
+	c.noteFound(enq, c.now())
+	s.mu.Unlock()
+	s.signal()
+	return n, nil
 }

@@ -105,11 +105,13 @@ func (c *Crawler) commitLoop(results <-chan outcome) error {
 			freeBodies(b)
 			continue
 		}
+		c.admitMu.Lock()
 		if err := c.commit(b); err != nil {
 			fatal = err
 			c.fail(err)
 			c.release(b, nil, nil)
 		}
+		c.admitMu.Unlock()
 		freeBodies(b)
 	}
 	return fatal

@@ -109,6 +109,14 @@ type Config struct {
 	// FollowNofollow, when true, follows rel="nofollow" links and the links
 	// of pages whose robots meta tag says nofollow.
 	FollowNofollow bool
+	// Owns, when set, makes the crawl one partition of a cluster
+	// (internal/cluster): a URL it does not own is not queued. With
+	// Outbox set, links to such URLs go to the store's outbox, in the
+	// transaction of the page that found them, for the cluster to send to
+	// their owners (exchange mode); otherwise they are dropped (firewall
+	// mode). Admit queues what the other partitions send.
+	Owns   func(url string) bool
+	Outbox bool
 	// Fetch configures the HTTP client (user agent, limits, private
 	// addresses, resolver overrides). MaxConnsPerHost is forced to 1.
 	Fetch fetch.Config
@@ -315,16 +323,4 @@ func (c *Config) refresh() refresh.Config {
 		Revisit: c.Revisit, Budget: c.Budget, Capacity: c.MaxPages, ChangeDecay: c.ChangeDecay,
 		TimeScale: c.TimeScale, Logger: c.Logger, Now: c.Now,
 	}
-}
-
-// robotsAgent is the product token a robots.txt group must name to address
-// the crawler: the user agent up to the first '/' or space
-// (RFC 9309 §2.2.1), so "freshcrawl/0.1 (+https://...)" is "freshcrawl".
-func robotsAgent(userAgent string) string {
-	for i := 0; i < len(userAgent); i++ {
-		if c := userAgent[i]; c == '/' || c == ' ' {
-			return userAgent[:i]
-		}
-	}
-	return userAgent
 }

@@ -38,7 +38,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +45,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/crawler/budget"
+	"github.com/freshcrawl/freshcrawl/internal/crawler/capture"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
@@ -149,10 +149,12 @@ type Crawler struct {
 	ranker *rank.Ranker
 	// refresh is the UpdateModule: change-rate estimates and revisits.
 	refresh *refresh.Module
-	// cm is the committer's own state (commit.go).
-	cm    committerState
-	stats counters
-	held  atomic.Int64
+	// cm is the committer's own state (commit.go). admitMu is held by a
+	// commit and by Admit, which must not fall within one.
+	cm      committerState
+	admitMu sync.Mutex
+	stats   counters
+	held    atomic.Int64
 	// started is when Run began, in Unix nanoseconds on the crawler's
 	// clock; zero before.
 	started atomic.Int64
@@ -182,7 +184,7 @@ func New(cfg Config) (*Crawler, error) {
 		cfg:        cfg,
 		log:        cfg.Logger,
 		now:        cfg.Now,
-		agent:      robotsAgent(cfg.Fetch.UserAgent),
+		agent:      robots.ProductToken(cfg.Fetch.UserAgent),
 		sched:      newScheduler(cfg.Now),
 		fatal:      make(chan error, 1),
 		scopeHosts: map[string]bool{}, scopeSites: map[string]bool{},
@@ -222,8 +224,8 @@ func New(cfg Config) (*Crawler, error) {
 
 func (c *Crawler) open(warcDir string, seeds []string) error {
 	if c.cfg.Archive == nil {
-		if err := c.repairWARC(warcDir); err != nil {
-			return err
+		if err := capture.Repair(warcDir, c.store, c.log); err != nil {
+			return fmt.Errorf("crawl: %w", err)
 		}
 	}
 	mode, err := c.store.KeepScopeMode(string(c.cfg.Scope), string(ScopeSite))
@@ -280,42 +282,6 @@ func canonicalSeeds(seeds []string) ([]string, error) {
 		out = append(out, u)
 	}
 	return out, nil
-}
-
-// repairWARC cuts a torn last record off every WARC file not yet checked
-// since the run that wrote it ended. Only the file being written when a
-// process died can be torn, but which one that was is not recorded, so each
-// file is checked once after its run.
-func (c *Crawler) repairWARC(dir string) error {
-	names, err := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
-	if err != nil {
-		return fmt.Errorf("crawl: %w", err)
-	}
-	sort.Strings(names)
-	txn := c.store.Begin()
-	for _, path := range names {
-		base := filepath.Base(path)
-		key := "warc-checked/" + base
-		if _, ok, err := c.store.Setting(key); err != nil {
-			txn.Abort()
-			return fmt.Errorf("crawl: %w", err)
-		} else if ok {
-			continue
-		}
-		dropped, err := warc.Repair(path)
-		if err != nil {
-			txn.Abort()
-			return fmt.Errorf("crawl: %w", err)
-		}
-		if dropped > 0 {
-			c.log.Warn("cut a torn record off a WARC file", "file", base, "bytes", dropped)
-		}
-		if err := txn.SetSetting(key, "ok"); err != nil {
-			txn.Abort()
-			return err
-		}
-	}
-	return txn.Commit()
 }
 
 // addSeeds queues the seeds not seen before and records the scope they

@@ -70,6 +70,16 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 		noteQueue(h, before, now)
 		s.update(h)
 	}
+	c.noteFound(enq, now)
+	s.setFullLocked(c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages))
+	s.mu.Unlock()
+	s.signal()
+}
+
+// noteFound tells the scheduler of the URLs a commit queued, by host.
+// The caller holds its lock.
+func (c *Crawler) noteFound(enq map[string]int, now time.Time) {
+	s := c.sched
 	for name, n := range enq {
 		if n == 0 {
 			continue
@@ -80,9 +90,6 @@ func (c *Crawler) release(batch []outcome, recs []*record, enq map[string]int) {
 		noteQueue(h, h.queued-n, now)
 		s.update(h)
 	}
-	s.setFullLocked(c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages))
-	s.mu.Unlock()
-	s.signal()
 }
 
 // noteQueue keeps h.newAt, the scheduler's key for h's new URLs, in step

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/clock"
-	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
@@ -247,20 +246,6 @@ func TestDropThrough(t *testing.T) {
 		got := seqsOf(dropThrough(head(tt.head...), tt.drop...))
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("dropThrough(%v, %v) = %v, want %v", tt.head, tt.drop, got, tt.want)
-		}
-	}
-}
-
-func TestRobotsAgent(t *testing.T) {
-	for ua, want := range map[string]string{
-		fetch.DefaultUserAgent:        "freshcrawl",
-		"Mozilla/5.0 (compatible; X)": "Mozilla",
-		"mybot":                       "mybot",
-		"my bot/1":                    "my",
-		"":                            "",
-	} {
-		if got := robotsAgent(ua); got != want {
-			t.Errorf("robotsAgent(%q) = %q, want %q", ua, got, want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -519,7 +518,7 @@ func (c *Crawler) analyse(pr *pageResult) {
 		pr.entries, pr.children = res.URLs, res.Sitemaps
 		return
 	}
-	if !isHTML(ctype, body) {
+	if !extract.IsHTML(ctype, body) {
 		return
 	}
 	res, err := extract.Links(bytes.NewReader(body), r.URL, ctype, extract.Options{
@@ -533,12 +532,4 @@ func (c *Crawler) analyse(pr *pageResult) {
 	if c.cfg.Ordering == rank.OrderTopic {
 		pr.topicHot = rank.TopicHot(body, c.cfg.Topic)
 	}
-}
-
-func isHTML(ctype string, body []byte) bool {
-	if ctype == "" {
-		ctype = http.DetectContentType(body)
-	}
-	ctype = strings.ToLower(ctype)
-	return strings.Contains(ctype, "html")
 }

@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"io"
+	"net/http"
 	"strings"
 	"unicode/utf8"
 
@@ -205,4 +206,13 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// IsHTML reports whether a body of Content-Type ctype is HTML, sniffing
+// the body as browsers do when the header is missing.
+func IsHTML(ctype string, body []byte) bool {
+	if ctype == "" {
+		ctype = http.DetectContentType(body)
+	}
+	return strings.Contains(strings.ToLower(ctype), "html")
 }

@@ -167,7 +167,7 @@ func (p *parser) userAgent(value []byte) {
 		}
 		return
 	}
-	tok := productToken(string(value))
+	tok := ProductToken(string(value))
 	if tok == "" {
 		return
 	}
@@ -235,10 +235,10 @@ func (p *parser) merge(idx []int) *Group {
 	return g
 }
 
-// productToken returns the product token that starts s, in lower case: its
+// ProductToken returns the product token that starts s, in lower case: its
 // leading letters, digits, '-' and '_'. RFC 9309 §2.2.1 tokens are letters,
 // '-' and '_'; digits are accepted too, since real crawler names use them.
-func productToken(s string) string {
+func ProductToken(s string) string {
 	s = strings.TrimLeft(s, " \t")
 	n := 0
 	for n < len(s) && isTokenChar(s[n]) {

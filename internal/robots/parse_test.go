@@ -437,8 +437,8 @@ func TestProductToken(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.ua, func(t *testing.T) {
-			if got := productToken(tt.ua); got != tt.want {
-				t.Errorf("productToken(%q) = %q, want %q", tt.ua, got, tt.want)
+			if got := ProductToken(tt.ua); got != tt.want {
+				t.Errorf("ProductToken(%q) = %q, want %q", tt.ua, got, tt.want)
 			}
 		})
 	}

@@ -51,7 +51,7 @@ func (f *File) Group(userAgent string) *Group {
 	if f == nil {
 		return allowAll
 	}
-	if g, ok := f.agents[productToken(userAgent)]; ok {
+	if g, ok := f.agents[ProductToken(userAgent)]; ok {
 		return g
 	}
 	if f.star != nil {

@@ -1,0 +1,151 @@
+package crawler
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/cluster"
+	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+)
+
+// heldPages returns the URLs a store holds.
+func heldPages(t *testing.T, st *store.Store) map[string]bool {
+	t.Helper()
+	held := map[string]bool{}
+	if err := st.ForEachPage(func(p store.Page) error {
+		if p.Held {
+			held[p.URL] = true
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return held
+}
+
+// relay moves each crawler's outbox to the owners of its URLs, as the
+// cluster's exchange does over NATS, every period until ctx is done, and
+// returns the URLs it moved.
+func relay(t *testing.T, ctx context.Context, period time.Duration, part cluster.Partitioner, cs []*Crawler) int {
+	moved := 0
+	for {
+		for _, c := range cs {
+			var last uint64
+			var byOwner = map[int][]string{}
+			rows := 0
+			if err := c.Store().Outbox(1<<20, func(seq uint64, urls []string) error {
+				last, rows = seq, rows+1
+				for _, u := range urls {
+					byOwner[part.Of(u)] = append(byOwner[part.Of(u)], u)
+				}
+				return nil
+			}); err != nil {
+				t.Error(err)
+				return moved
+			}
+			for p, urls := range byOwner {
+				if _, err := cs[p].Admit(urls); err != nil {
+					t.Error(err)
+					return moved
+				}
+				moved += len(urls)
+			}
+			if rows > 0 {
+				if err := c.Store().DropOutbox(last); err != nil {
+					t.Error(err)
+					return moved
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return moved
+		case <-time.After(period):
+		}
+	}
+}
+
+// TestPartitionsExchange: two crawls, each one partition of a site-hash
+// split, both given every seed. In exchange mode each fetches only its own
+// sites, sends the links it finds to the other's through its outbox
+// (moved here by the test, as internal/cluster moves them over NATS), and
+// together they hold what one crawl holds, none twice, politely. In
+// firewall mode the links to the other partition are dropped.
+func TestPartitionsExchange(t *testing.T) {
+	for _, exchange := range []bool{true, false} {
+		name := map[bool]string{true: "exchange", false: "firewall"}[exchange]
+		t.Run(name, func(t *testing.T) {
+			bubble(t, func(t *testing.T) { partitionCrawl(t, exchange) })
+		})
+	}
+}
+
+func partitionCrawl(t *testing.T, exchange bool) {
+	sc := simweb.DefaultConfig()
+	sc.Hosts, sc.PagesPerHost = 6, 30
+	web, addr := testWeb(t, sc, 1)
+	web.Audit().Reset(simweb.AuditConfig{MinDelay: 20 * time.Millisecond, MaxInFlight: 1})
+	part := cluster.Partitioner{Scheme: cluster.BySite, N: 2}
+	cs := make([]*Crawler, 2)
+	for p := range cs {
+		cfg := testConfig(t, t.TempDir(), addr)
+		cfg.Delay = 25 * time.Millisecond
+		cfg.Outbox = exchange
+		cfg.Owns = func(u string) bool { return part.Of(u) == p }
+		if exchange || p == 0 {
+			cfg.Seeds = seedsOf(web) // in firewall mode, partition 1 gets none
+		}
+		cs[p] = newCrawler(t, cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, c := range cs {
+		wg.Go(func() {
+			if err := c.Run(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	moved := relay(t, ctx, 100*time.Millisecond, part, cs)
+	wg.Wait()
+	union, counts := map[string]bool{}, make([]int, len(cs))
+	for p, c := range cs {
+		held := heldPages(t, c.Store())
+		counts[p] = len(held)
+		for u := range held {
+			if part.Of(u) != p {
+				t.Errorf("partition %d holds %s, of partition %d", p, u, part.Of(u))
+			}
+			union[u] = true
+		}
+	}
+	if rep := web.Audit().Report(); rep.Violations() != 0 {
+		t.Errorf("audit: %d violations: %+v", rep.Violations(), rep)
+	}
+	for _, c := range cs {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One crawl of the same web, for the pages a single process holds.
+	cfg := testConfig(t, t.TempDir(), addr)
+	cfg.Delay, cfg.Seeds = 25*time.Millisecond, seedsOf(web)
+	single := newCrawler(t, cfg)
+	runFor(t, single, 10*time.Second)
+	one := heldPages(t, single.Store())
+	if err := single.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pages held by two partitions, %d by one process; %d URLs moved", len(union), len(one), moved)
+	if exchange {
+		if moved == 0 || len(union) < len(one) {
+			t.Errorf("exchange: %d pages held, one process holds %d; %d URLs moved", len(union), len(one), moved)
+		}
+	} else if moved != 0 || counts[1] != 0 {
+		t.Errorf("firewall: %d URLs moved, partition 1 (no seeds) holds %d pages", moved, counts[1])
+	}
+}
