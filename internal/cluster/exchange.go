@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,6 +33,9 @@ type Exchange struct {
 	cluster string
 	stream  string
 	ackWait time.Duration
+
+	mu        sync.Mutex
+	consumers map[int]jetstream.Consumer
 }
 
 // maxMessage bounds a message: NATS refuses payloads over 1 MB by default.
@@ -54,7 +58,7 @@ func OpenExchange(ctx context.Context, js jetstream.JetStream, cfg ExchangeConfi
 	if !nameRE.MatchString(cfg.Cluster) {
 		return nil, fmt.Errorf("cluster: name %q: want 1–64 letters, digits, - or _", cfg.Cluster)
 	}
-	x := &Exchange{js: js, cluster: cfg.Cluster, stream: cfg.Cluster + "-urls", ackWait: cfg.AckWait}
+	x := &Exchange{js: js, cluster: cfg.Cluster, stream: cfg.Cluster + "-urls", ackWait: cfg.AckWait, consumers: map[int]jetstream.Consumer{}}
 	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:       x.stream,
 		Subjects:   []string{cfg.Cluster + ".urls.*"},
@@ -127,15 +131,9 @@ func split(p Parcel) []Parcel {
 // decode is acknowledged and reported, as no delivery would mend it.
 // It returns the number of parcels stored.
 func (x *Exchange) Receive(ctx context.Context, p, max int, store func(Parcel) error) (int, error) {
-	cons, err := x.js.CreateOrUpdateConsumer(ctx, x.stream, jetstream.ConsumerConfig{
-		Durable:       "p" + strconv.Itoa(p),
-		FilterSubject: x.subject(p),
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       x.ackWait,
-		MaxDeliver:    -1,
-	})
+	cons, err := x.consumer(ctx, p)
 	if err != nil {
-		return 0, fmt.Errorf("cluster: consumer for partition %d: %w", p, err)
+		return 0, err
 	}
 	batch, err := cons.FetchNoWait(max)
 	if err != nil {
@@ -166,4 +164,26 @@ func (x *Exchange) Receive(ctx context.Context, p, max int, store func(Parcel) e
 		errs = append(errs, err)
 	}
 	return stored, errors.Join(errs...)
+}
+
+// consumer returns partition p's durable consumer, creating it the first
+// time.
+func (x *Exchange) consumer(ctx context.Context, p int) (jetstream.Consumer, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if c, ok := x.consumers[p]; ok {
+		return c, nil
+	}
+	c, err := x.js.CreateOrUpdateConsumer(ctx, x.stream, jetstream.ConsumerConfig{
+		Durable:       "p" + strconv.Itoa(p),
+		FilterSubject: x.subject(p),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       x.ackWait,
+		MaxDeliver:    -1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: consumer for partition %d: %w", p, err)
+	}
+	x.consumers[p] = c
+	return c, nil
 }

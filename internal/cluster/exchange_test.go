@@ -83,7 +83,7 @@ func TestExchangeRedelivers(t *testing.T) {
 	if n != 0 || !errors.Is(err, refuse) {
 		t.Fatalf("refused parcel: stored %d, err %v", n, err)
 	}
-	if got := receiveAll(t, x, 2); !reflect.DeepEqual(got, want) {
+	if got := receiveWithin(t, x, 2, 10*time.Second); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after a refusal: got %v, want %v", got, want)
 	}
 
@@ -112,18 +112,21 @@ func TestExchangeRedelivers(t *testing.T) {
 		t.Fatalf("the doomed node took %d messages, want 1", taken)
 	}
 	nc.Close()
-	deadline := time.Now().Add(30 * time.Second)
+	if got := receiveWithin(t, x, 2, 30*time.Second); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the parcel a dead node took came back as %v, want %v", got, want)
+	}
+}
+
+// receiveWithin polls partition p until something arrives or d passes
+// (a redelivery is asynchronous), and returns what came.
+func receiveWithin(t *testing.T, x *Exchange, p int, d time.Duration) []Entry {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for {
-		if got := receiveAll(t, x, 2); len(got) > 0 {
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("redelivered %v, want %v", got, want)
-			}
-			break
+		if got := receiveAll(t, x, p); len(got) > 0 || time.Now().After(deadline) {
+			return got
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the parcel a dead node took never came back")
-		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -1,0 +1,121 @@
+package node
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/freshcrawl/freshcrawl/internal/cluster"
+	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/fetch"
+	"github.com/freshcrawl/freshcrawl/internal/simweb"
+	"github.com/freshcrawl/freshcrawl/internal/store"
+)
+
+// heldIn returns the pages held in every partition directory under dir,
+// failing if a page is held twice or by a partition that does not own it.
+func heldIn(t *testing.T, dir string, part cluster.Partitioner) map[string]bool {
+	t.Helper()
+	held := map[string]bool{}
+	for p := range part.N {
+		st, err := store.Open(filepath.Join(Dir(dir, p), "state"), store.Options{ReadOnly: true})
+		if err != nil {
+			continue // never opened: no partition was started there
+		}
+		err = st.ForEachPage(func(pg store.Page) error {
+			if !pg.Held {
+				return nil
+			}
+			if held[pg.URL] {
+				t.Errorf("%s held twice", pg.URL)
+			}
+			if part.Of(pg.URL) != p {
+				t.Errorf("partition %d holds %s, of partition %d", p, pg.URL, part.Of(pg.URL))
+			}
+			held[pg.URL] = true
+			return nil
+		})
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return held
+}
+
+// TestNodesCrawl: two nodes, eight partitions, exchange mode, over an
+// embedded NATS server and a small simweb on loopback. Together they
+// crawl every page of the web once, politely. The crawl runs until the
+// pages are all held or 60 s pass; the nodes are then stopped and their
+// partitions read back.
+func TestNodesCrawl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a minute of wall time at most; -short skips it")
+	}
+	srv, err := cluster.StartServer(cluster.ServerConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	sc := simweb.DefaultConfig()
+	sc.Hosts, sc.PagesPerHost = 8, 15
+	web, err := simweb.New(sc, simweb.NewWallClock(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	web.Audit().Reset(simweb.AuditConfig{MinDelay: 15 * time.Millisecond, MaxInFlight: 1})
+	hs := httptest.NewServer(web)
+	defer hs.Close()
+	rule, err := fetch.ParseResolve("*.test=" + hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seeds []string
+	for _, h := range web.Hosts() {
+		seeds = append(seeds, "http://"+h.Name+"/")
+	}
+	dir := t.TempDir()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg := Config{
+		NATS: srv.URL(), Cluster: "t", Partitions: 8, TTL: 1500 * time.Millisecond, DataDir: dir,
+		ExchangeEvery: 100 * time.Millisecond, Logger: log,
+		Crawl: crawler.Config{
+			Seeds: seeds, Scope: crawler.ScopeAny, Delay: 20 * time.Millisecond, Workers: 8, NoSync: true, Logger: log,
+			Fetch: fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second},
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, name := range []string{"n1", "n2"} {
+		c := cfg
+		c.Node = name
+		wg.Go(func() {
+			if err := Run(ctx, c); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	want := sc.Hosts * sc.PagesPerHost
+	deadline := time.Now().Add(60 * time.Second)
+	for web.Audit().Report().Requests < uint64(want+sc.Hosts) && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // the last pages' commits
+	cancel()
+	wg.Wait()
+	part := cluster.Partitioner{Scheme: cluster.BySite, N: 8}
+	held := heldIn(t, dir, part)
+	rep := web.Audit().Report()
+	t.Logf("%d of %d pages held; %d requests; audit %+v", len(held), want, rep.Requests, rep)
+	if rep.Violations() != 0 {
+		t.Errorf("audit: %d violations", rep.Violations())
+	}
+	if len(held) < want*9/10 {
+		t.Errorf("%d of %d pages held", len(held), want)
+	}
+}
