@@ -109,6 +109,7 @@ type crawlOptions struct {
 	progress       time.Duration
 	cpuProfile     string
 	listen         string
+	cluster        clusterOptions
 }
 
 // crawlFlags defines the crawl command's flags on a new FlagSet bound to o.
@@ -145,6 +146,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.DurationVar(&o.progress, "progress", defaultProgress, "interval of the progress line on stderr (0: none)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `file` (go tool pprof reads it)")
 	fs.StringVar(&o.listen, "listen", "", "serve /metrics (Prometheus), /api/status and a live dashboard on `ADDR`, host:port (a bare :port listens on loopback only)")
+	clusterFlags(fs, &o.cluster)
 	return fs
 }
 
@@ -330,6 +332,9 @@ func crawl(ctx context.Context, o crawlOptions, stdout, stderr io.Writer) error 
 	cfg, err := o.config(log)
 	if err != nil {
 		return err
+	}
+	if o.cluster.url != "" {
+		return crawlNode(ctx, o, cfg, log, stdout, stderr)
 	}
 	// A crawl with no seeds must be one to resume. Look before
 	// crawler.New, which would create the directory.

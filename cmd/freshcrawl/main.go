@@ -18,6 +18,7 @@ func commands() []command {
 	return []command{
 		{"demo", "crawl an in-process synthetic web and show its true freshness live", runDemo},
 		{"crawl", "crawl the web from seeds and keep the pages found fresh", runCrawl},
+		{"cluster", "run a crawl cluster on this machine: NATS and N crawl processes", runCluster},
 		{"status", "show what a crawl's data directory holds", runStatus},
 		{"report", "plot a stopped crawl's data directory as PNG and SVG, with an index.html", runReport},
 		{"estimate", "estimate how often each page changes, from a crawl or a Bing history file", runEstimate},

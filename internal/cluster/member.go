@@ -49,7 +49,17 @@ const (
 	DefaultTTL        = 6 * time.Second
 )
 
+// Limits of MemberConfig.
+const (
+	MaxPartitions = 4096
+	MinTTL        = 300 * time.Millisecond
+)
+
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidName reports whether s may name a cluster or a node: 1 to 64
+// letters, digits, - and _ (it becomes part of JetStream names).
+func ValidName(s string) bool { return nameRE.MatchString(s) }
 
 // Member is a node's view of the cluster: the live nodes and the leases it
 // holds. It is not safe for concurrent use; one goroutine ticks it.
@@ -91,10 +101,10 @@ func Join(ctx context.Context, js jetstream.JetStream, cfg MemberConfig) (*Membe
 		return nil, fmt.Errorf("cluster: name %q: want 1–64 letters, digits, - or _", cfg.Cluster)
 	case !nameRE.MatchString(cfg.Node):
 		return nil, fmt.Errorf("cluster: node name %q: want 1–64 letters, digits, - or _", cfg.Node)
-	case cfg.Partitions < 1 || cfg.Partitions > 4096:
-		return nil, fmt.Errorf("cluster: %d partitions: want 1–4096", cfg.Partitions)
-	case cfg.TTL < 300*time.Millisecond:
-		return nil, fmt.Errorf("cluster: lease TTL %v: want at least 300ms", cfg.TTL)
+	case cfg.Partitions < 1 || cfg.Partitions > MaxPartitions:
+		return nil, fmt.Errorf("cluster: %d partitions: want 1 to %d", cfg.Partitions, MaxPartitions)
+	case cfg.TTL < MinTTL:
+		return nil, fmt.Errorf("cluster: lease TTL %v: want at least %v", cfg.TTL, MinTTL)
 	}
 	config, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: cfg.Cluster + "-config", Storage: jetstream.FileStorage})
 	if err != nil {
@@ -146,14 +156,22 @@ type Changes struct {
 	Unwanted []int // held, but a live node now ranks higher: stop, then Release
 }
 
+// Heartbeat tells the cluster the node is alive, as Tick does first.
+func (m *Member) Heartbeat(ctx context.Context) error {
+	if _, err := m.nodes.Put(ctx, m.cfg.Node, nil); err != nil {
+		return fmt.Errorf("cluster: heartbeat: %w", err)
+	}
+	return nil
+}
+
 // Tick renews the node's presence and leases, takes the leases of the
 // partitions it should own that are free, and says which it holds that
 // another node should have. Call it every TTL/3.
 func (m *Member) Tick(ctx context.Context) (Changes, error) {
 	var ch Changes
 	start := m.cfg.Now()
-	if _, err := m.nodes.Put(ctx, m.cfg.Node, nil); err != nil {
-		return ch, fmt.Errorf("cluster: heartbeat: %w", err)
+	if err := m.Heartbeat(ctx); err != nil {
+		return ch, err
 	}
 	live, err := m.nodes.Keys(ctx)
 	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {

@@ -209,6 +209,9 @@ func (c *Crawler) stageBatch(batch []outcome, recs []*record, enq map[string]int
 		h := batch[i].t.h
 		h.mu.Lock()
 		err := c.stage(txn, &batch[i], recs[i], enq)
+		if o := &batch[i]; err == nil && !o.end.IsZero() {
+			err = txn.SetLastAnswer(h.Name, o.end, h.Delay)
+		}
 		h.mu.Unlock()
 		if err != nil {
 			txn.Abort()

@@ -38,7 +38,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -203,9 +202,9 @@ func New(cfg Config) (*Crawler, error) {
 		c.sched.onFull, c.sched.unclaim = c.ranker.Wake, c.ranker.Unclaim
 		c.sched.explore = cfg.MaxPages > 0
 	}
-	seeds, err := canonicalSeeds(cfg.Seeds)
+	seeds, err := urlx.CanonicalAll(cfg.Seeds)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: seed %v", ErrConfig, err)
 	}
 	warcDir := filepath.Join(cfg.DataDir, "warc")
 	if err := os.MkdirAll(warcDir, 0o755); err != nil {
@@ -270,20 +269,6 @@ func (c *Crawler) open(warcDir string, seeds []string) error {
 	return nil
 }
 
-// canonicalSeeds checks and canonicalises the seed URLs; one bad seed is an
-// error, named.
-func canonicalSeeds(seeds []string) ([]string, error) {
-	out := make([]string, 0, len(seeds))
-	for _, s := range seeds {
-		u, err := urlx.Canonical(strings.TrimSpace(s))
-		if err != nil {
-			return nil, fmt.Errorf("%w: seed %q: %v", ErrConfig, s, err)
-		}
-		out = append(out, u)
-	}
-	return out, nil
-}
-
 // addSeeds queues the seeds not seen before and records the scope they
 // define, which a restarted crawl keeps.
 func (c *Crawler) addSeeds(seeds []string) error {
@@ -330,6 +315,17 @@ func (c *Crawler) rebuild() error {
 		h := s.get(name, c.cfg.Delay)
 		s.queued.Add(int64(n - h.queued))
 		h.queued, h.newAt = n, now
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	// A host answered within its delay (before a restart, or by the node
+	// that had this partition) waits it out.
+	err = c.store.LastAnswers(func(name string, end time.Time, delay time.Duration) error {
+		if until := end.Add(delay); until.After(now) {
+			s.get(name, c.cfg.Delay).ready = until
+		}
 		return nil
 	})
 	if err != nil {

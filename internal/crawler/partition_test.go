@@ -149,3 +149,31 @@ func partitionCrawl(t *testing.T, exchange bool) {
 		t.Errorf("firewall: %d URLs moved, partition 1 (no seeds) holds %d pages", moved, counts[1])
 	}
 }
+
+// TestReopenWaitsDelay: a crawl stopped and opened again at once (as a
+// restart does, or a cluster node taking over the partition) waits out
+// each host's delay from the last answer the first run had, robots.txt's
+// request included: simweb's audit, over both runs, sees no gap shorter
+// than the delay.
+func TestReopenWaitsDelay(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		sc := simweb.DefaultConfig()
+		sc.Hosts, sc.PagesPerHost = 3, 50
+		web, addr := testWeb(t, sc, 1)
+		web.Audit().Reset(simweb.AuditConfig{MinDelay: 2 * time.Second, MaxInFlight: 1})
+		dir := t.TempDir()
+		for run := range 2 {
+			cfg := testConfig(t, dir, addr)
+			cfg.Seeds, cfg.Delay = seedsOf(web), 2*time.Second
+			c := newCrawler(t, cfg)
+			runFor(t, c, 5*time.Second+time.Duration(run)*time.Second)
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rep := web.Audit().Report()
+		if rep.Violations() != 0 || rep.Requests < 12 {
+			t.Errorf("audit over both runs: %d requests, %d violations: %+v", rep.Requests, rep.Violations(), rep)
+		}
+	})
+}

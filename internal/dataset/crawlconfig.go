@@ -48,6 +48,13 @@ type CrawlConfig struct {
 	LogFormat      *string  `toml:"log-format"`
 	Progress       *string  `toml:"progress"`
 	Listen         *string  `toml:"listen"`
+	Cluster        *string  `toml:"cluster"`
+	Node           *string  `toml:"node"`
+	ClusterName    *string  `toml:"cluster-name"`
+	Partitions     *int     `toml:"partitions"`
+	ClusterMode    *string  `toml:"cluster-mode"`
+	LeaseTTL       *string  `toml:"lease-ttl"`
+	ExchangeEvery  *string  `toml:"exchange-every"`
 }
 
 // ReadCrawlConfig reads and decodes a config file. Its errors are one
@@ -170,5 +177,12 @@ func (f *CrawlConfig) Settings(dir string) []Setting {
 	str("log-format", "log-format", f.LogFormat)
 	str("progress", "progress", f.Progress)
 	str("listen", "listen", f.Listen)
+	str("cluster", "cluster", f.Cluster)
+	str("node", "node", f.Node)
+	str("cluster-name", "cluster-name", f.ClusterName)
+	integer("partitions", f.Partitions)
+	str("cluster-mode", "cluster-mode", f.ClusterMode)
+	str("lease-ttl", "lease-ttl", f.LeaseTTL)
+	str("exchange-every", "exchange-every", f.ExchangeEvery)
 	return out
 }

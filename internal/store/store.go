@@ -26,6 +26,7 @@
 //	m/c/<name>                   uint64 big-endian: a named counter
 //	c/<name>                     a named setting of the crawl
 //	o/<seq BE8>                  URLs found for other partitions, unsent (outbox.go)
+//	r/<host>                     the host's last answer and delay (answer.go)
 package store
 
 import (

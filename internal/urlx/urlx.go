@@ -62,6 +62,7 @@ package urlx
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Errors a caller can branch on. Parse and Canonical wrap them with detail.
@@ -115,6 +116,21 @@ func Parse(raw string) (*URL, error) { return Canonicalizer{}.Parse(raw) }
 
 // Canonical returns the canonical form of an absolute URL.
 func Canonical(raw string) (string, error) { return Canonicalizer{}.Canonical(raw) }
+
+// CanonicalAll returns the canonical forms of URLs given by a person (seeds),
+// space around them trimmed; the first that is not an absolute http or
+// https URL is an error that names it.
+func CanonicalAll(raws []string) ([]string, error) {
+	out := make([]string, 0, len(raws))
+	for _, r := range raws {
+		u, err := Canonical(strings.TrimSpace(r))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", r, err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
 
 // Resolve resolves ref against the absolute URL base, as a browser resolves
 // a link, and returns the result in canonical form.

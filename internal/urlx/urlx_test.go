@@ -363,3 +363,13 @@ func TestNumberLikeHost(t *testing.T) {
 		}
 	}
 }
+
+func TestCanonicalAll(t *testing.T) {
+	got, err := CanonicalAll([]string{" http://A.example ", "https://b.example/x/../y"})
+	if err != nil || len(got) != 2 || got[0] != "http://a.example/" || got[1] != "https://b.example/y" {
+		t.Errorf("CanonicalAll = %q, %v", got, err)
+	}
+	if _, err := CanonicalAll([]string{"http://a.example/", "ftp://b.example/"}); err == nil || !strings.Contains(err.Error(), `"ftp://b.example/"`) {
+		t.Errorf("a bad URL: err %v, want one naming it", err)
+	}
+}

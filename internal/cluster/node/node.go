@@ -19,7 +19,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,6 +63,10 @@ type Config struct {
 // DefaultExchangeEvery is the default period of a partition's exchange.
 const DefaultExchangeEvery = time.Second
 
+// settle is the longest a node waits between announcing itself and
+// taking partitions.
+const settle = time.Second
+
 // receiveIdle is how long a partition waits before asking for exchanged
 // URLs again after finding none.
 const receiveIdle = 200 * time.Millisecond
@@ -78,33 +85,35 @@ type Node struct {
 	stats Stats
 }
 
-// Stats are a node's exchange counters since it started.
+// Stats are a node's counters: its exchange since it started, and the
+// crawls of the partitions it holds now.
 type Stats struct {
-	Partitions []int // held now
+	Partitions []int // held now, in order
 	Sent       int64 // [URL, count] entries sent to other partitions
 	Links      int64 // links to other partitions those entries stood for
 	Received   int64 // URLs received from other partitions
 	Admitted   int64 // of which new to this node's partitions
+	// Crawl sums the Stats of the partitions' crawls (requests, pages,
+	// held, queued, ...): those running now as of now, those stopped
+	// (handed over, lost) as of their end.
+	Crawl crawler.Stats
 }
 
+// ErrConfig is wrapped by New's errors about the configuration.
+var ErrConfig = errors.New("invalid node configuration")
+
 func (c *Config) defaults() error {
-	switch {
-	case c.NATS == "":
-		return errors.New("node: no NATS server URL")
-	case c.DataDir == "":
-		return errors.New("node: no data directory")
-	}
 	if c.Mode == 0 {
 		c.Mode = cluster.ModeExchange
-	}
-	if c.Mode == cluster.ModeCrossOver {
-		return errors.New("node: cross-over mode is for the ch. 3 experiments (freshcrawl reproduce): a node fetching another's hosts would break their politeness")
 	}
 	if c.Scheme == 0 {
 		c.Scheme = cluster.BySite
 	}
-	if c.Scheme != cluster.BySite {
-		return fmt.Errorf("node: partitioning %v splits hosts over nodes, which would break their politeness; the real crawler partitions by site", c.Scheme)
+	if c.Cluster == "" {
+		c.Cluster = "freshcrawl"
+	}
+	if c.Node == "" {
+		c.Node = DefaultName()
 	}
 	if c.Partitions == 0 {
 		c.Partitions = cluster.DefaultPartitions
@@ -112,22 +121,66 @@ func (c *Config) defaults() error {
 	if c.TTL == 0 {
 		c.TTL = cluster.DefaultTTL
 	}
-	if c.ExchangeEvery <= 0 {
+	if c.ExchangeEvery == 0 {
 		c.ExchangeEvery = DefaultExchangeEvery
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	var err error
+	switch {
+	case c.NATS == "":
+		err = errors.New("no NATS server URL")
+	case c.DataDir == "":
+		err = errors.New("no data directory")
+	case c.Mode == cluster.ModeCrossOver:
+		err = errors.New("cross-over mode is for the ch. 3 experiments (freshcrawl reproduce): a node fetching another's hosts would break their politeness")
+	case c.Scheme != cluster.BySite:
+		err = fmt.Errorf("partitioning %v splits hosts over nodes, which would break their politeness; the crawler partitions by site", c.Scheme)
+	case !cluster.ValidName(c.Node):
+		err = fmt.Errorf("node name %q: want 1–64 letters, digits, - or _", c.Node)
+	case !cluster.ValidName(c.Cluster):
+		err = fmt.Errorf("cluster name %q: want 1–64 letters, digits, - or _", c.Cluster)
+	case c.Partitions < 1 || c.Partitions > cluster.MaxPartitions:
+		err = fmt.Errorf("%d partitions: want 1 to %d", c.Partitions, cluster.MaxPartitions)
+	case c.TTL < cluster.MinTTL:
+		err = fmt.Errorf("lease TTL %v: want at least %v", c.TTL, cluster.MinTTL)
+	case c.ExchangeEvery < 0:
+		err = fmt.Errorf("exchange period %v is negative", c.ExchangeEvery)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
 	return nil
 }
 
-// Run runs a node until ctx is done or a partition's crawl fails: it
-// joins the cluster, crawls the partitions it is given, and on its way
-// out stops them and releases their leases.
-func Run(ctx context.Context, cfg Config) error {
+// DefaultName is a node's name when none is given: the host's name
+// (letters, digits, - and _ kept, the rest -), a dash and the process id.
+func DefaultName() string {
+	host, _ := os.Hostname()
+	host = strings.Map(func(r rune) rune {
+		if r < 128 && (r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '-'
+	}, host)
+	return fmt.Sprintf("%.50s-%d", host, os.Getpid())
+}
+
+// New checks cfg and returns a node, not yet running.
+func New(cfg Config) (*Node, error) {
 	if err := cfg.defaults(); err != nil {
-		return err
+		return nil, err
 	}
+	return &Node{cfg: cfg, part: cluster.Partitioner{Scheme: cfg.Scheme, N: cfg.Partitions},
+		replica: cluster.NewReplicated(cfg.Replicated), log: cfg.Logger.With("node", cfg.Node), parts: map[int]*partition{}}, nil
+}
+
+// Run runs the node until ctx is done or a partition's crawl fails: it
+// joins the cluster, crawls the partitions it is given, and on its way
+// out stops them and releases their leases. Call it once.
+func (n *Node) Run(ctx context.Context) error {
+	cfg := n.cfg
 	nc, err := nats.Connect(cfg.NATS, nats.Name("freshcrawl "+cfg.Node), nats.MaxReconnects(-1))
 	if err != nil {
 		return fmt.Errorf("node: connect to %s: %w", cfg.NATS, err)
@@ -137,8 +190,6 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("node: %w", err)
 	}
-	n := &Node{cfg: cfg, part: cluster.Partitioner{Scheme: cfg.Scheme, N: cfg.Partitions},
-		replica: cluster.NewReplicated(cfg.Replicated), log: cfg.Logger.With("node", cfg.Node), parts: map[int]*partition{}}
 	n.member, err = cluster.Join(ctx, js, cluster.MemberConfig{Cluster: cfg.Cluster, Node: cfg.Node, Partitions: cfg.Partitions, TTL: cfg.TTL})
 	if err != nil {
 		return err
@@ -146,6 +197,15 @@ func Run(ctx context.Context, cfg Config) error {
 	n.exchange, err = cluster.OpenExchange(ctx, js, cluster.ExchangeConfig{Cluster: cfg.Cluster, AckWait: cfg.TTL})
 	if err != nil {
 		return err
+	}
+	// Nodes started together see each other before the first takes every
+	// partition (and hands most back a tick later).
+	if err := n.member.Heartbeat(ctx); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(min(cfg.TTL/3, settle)):
 	}
 	runErr := n.loop(ctx)
 	n.stopAll()
@@ -212,12 +272,61 @@ func (n *Node) tick(ctx context.Context, failed chan<- error) error {
 // Stats returns the node's counters.
 func (n *Node) Stats() Stats {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	st := n.stats
-	for p := range n.parts {
+	var cs []*crawler.Crawler
+	for p, pt := range n.parts {
 		st.Partitions = append(st.Partitions, p)
+		cs = append(cs, pt.c)
+	}
+	n.mu.Unlock()
+	slices.Sort(st.Partitions)
+	for _, c := range cs {
+		st.Crawl = addStats(st.Crawl, c.Stats())
 	}
 	return st
+}
+
+// SumStats adds up the Stats of several crawls: their counts, hosts,
+// queues and budgets; Started is the earliest, At the latest.
+func SumStats(all ...crawler.Stats) crawler.Stats {
+	var sum crawler.Stats
+	for _, st := range all {
+		sum = addStats(sum, st)
+	}
+	return sum
+}
+
+// addStats adds the counts of b to a.
+func addStats(a, b crawler.Stats) crawler.Stats {
+	a.Requests += b.Requests
+	a.Robots += b.Robots
+	a.Pages += b.Pages
+	a.Changed += b.Changed
+	a.NotModified += b.NotModified
+	a.Failures += b.Failures
+	a.Disallowed += b.Disallowed
+	a.Discovered += b.Discovered
+	a.OutOfScope += b.OutOfScope
+	a.Trapped += b.Trapped
+	a.Bytes += b.Bytes
+	a.Held += b.Held
+	a.Seen += b.Seen
+	a.Queued += b.Queued
+	a.Hosts += b.Hosts
+	a.InFlight += b.InFlight
+	a.Budget += b.Budget
+	a.Commits += b.Commits
+	a.Revisits += b.Revisits
+	a.Evicted += b.Evicted
+	a.Uncommitted += b.Uncommitted
+	a.Scope = b.Scope
+	if a.Started.IsZero() || !b.Started.IsZero() && b.Started.Before(a.Started) {
+		a.Started = b.Started
+	}
+	if b.At.After(a.At) {
+		a.At = b.At
+	}
+	return a
 }
 
 // Dir returns partition p's directory under the cluster's data directory.
@@ -233,3 +342,6 @@ func (n *Node) seedsOf(p int) []string {
 	}
 	return seeds
 }
+
+// Config returns the node's configuration, defaults filled in.
+func (n *Node) Config() Config { return n.cfg }

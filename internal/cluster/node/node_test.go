@@ -94,8 +94,12 @@ func TestNodesCrawl(t *testing.T) {
 	for _, name := range []string{"n1", "n2"} {
 		c := cfg
 		c.Node = name
+		n, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
 		wg.Go(func() {
-			if err := Run(ctx, c); err != nil {
+			if err := n.Run(ctx); err != nil {
 				t.Error(err)
 			}
 		})

@@ -65,7 +65,6 @@ func (n *Node) start(ctx context.Context, p int, until time.Time, failed chan<- 
 func (n *Node) stop(p int) {
 	n.mu.Lock()
 	pt := n.parts[p]
-	delete(n.parts, p)
 	n.mu.Unlock()
 	if pt == nil {
 		return
@@ -78,6 +77,13 @@ func (n *Node) stop(p int) {
 		n.send(ctx, pt)
 		cancel()
 	}
+	// Its counts move to the node's stopped ones at once, so that Stats
+	// never misses them.
+	final := pt.c.Stats()
+	n.mu.Lock()
+	delete(n.parts, p)
+	n.stats.Crawl = addStats(n.stats.Crawl, final)
+	n.mu.Unlock()
 	if err := pt.c.Close(); err != nil {
 		n.log.Warn("closing partition", "partition", p, "err", err)
 	}
