@@ -2,8 +2,9 @@
 // on and sets every number or claim they print against what freshcrawl
 // measures, for `freshcrawl reproduce`: one file per chapter of the
 // dissertation or per paper (ch2*.go, ch5.go, ch6.go, paper001.go,
-// paper002.go, paper004*.go). The experiments call the production code
-// (rank, policy, change, sim, simweb) as the crawler does; the virtual
+// paper002.go, paper004*.go), ch. 3's parallel crawls in package ch3.
+// The experiments call the production code (rank, policy, change, sim,
+// simweb, cluster) as the crawler does; the virtual
 // crawls of ch. 2 and the simulator policies that only the papers use live
 // here, so that no production package carries them.
 package reproduce
@@ -18,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/freshcrawl/freshcrawl/internal/figure"
+	"github.com/freshcrawl/freshcrawl/internal/reproduce/ch3"
 	"github.com/freshcrawl/freshcrawl/internal/reproduce/claim"
 )
 
@@ -91,8 +93,8 @@ func (f Figure) Write(w io.Writer, format string) error {
 
 // Run runs every experiment: the closed forms of ch. 5 and paper 001
 // (AllRows), those that need the simulator or a large computation
-// (dissertation §6.8.3, paper 001 §5.3, paper 002 §5, paper 004), and the
-// virtual crawls of ch. 2.
+// (dissertation §6.8.3, paper 001 §5.3, paper 002 §5, paper 004), the
+// virtual crawls of ch. 2 and the parallel ones of ch. 3 (package ch3).
 func Run(ctx context.Context, c Config) (*Report, error) {
 	var rep Report
 	for _, r := range AllRows() {
@@ -110,6 +112,12 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, fmt.Errorf("ch. 2: %w", err)
 	}
 	rep.Claims, rep.Figures = append(rep.Claims, ch2...), figs
+	// Ch. 3's web is the same size in Quick: its calibration needs it.
+	ch3, err := ch3.Claims(c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rep.Claims = append(rep.Claims, ch3...)
 	slices.SortStableFunc(rep.Claims, func(a, b Claim) int { return cmp.Compare(claim.SourceOf(a.Section), claim.SourceOf(b.Section)) })
 	return &rep, nil
 }
