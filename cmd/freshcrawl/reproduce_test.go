@@ -66,6 +66,9 @@ func TestReproduceQuick(t *testing.T) {
 		"hot share, IB ≥ 100 (calibration)",
 		"I = IR, G = 13: IR' best",
 		"O = IB': the larger G, the higher",
+		"overlap (N − I)/I in firewall and exchange mode, every n: exactly 0",
+		"exchange, site-hash, immediate: URLs exchanged per page, n = 64",
+		"firewall quality falls with n = 2, 8, 64",
 	} {
 		found := false
 		for _, r := range rows {
@@ -102,7 +105,7 @@ func TestReproduceText(t *testing.T) {
 		f.Close()
 	}
 	s := out.String()
-	for _, want := range []string{"== dissertation ch. 5", "== dissertation ch. 6", "== paper 001", "== paper 002",
+	for _, want := range []string{"== dissertation ch. 3", "== dissertation ch. 5", "== dissertation ch. 6", "== paper 001", "== paper 002",
 		"== paper 004", "flag: printed 30% higher", "flag: from 0.75 to 1 is an improvement of 33%", "0 not yet measurable",
 		"differs: paper error flagged", "0 differ,"} {
 		if !strings.Contains(s, want) {

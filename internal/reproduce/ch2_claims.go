@@ -92,7 +92,7 @@ func fig23Claims(res *Ch2Result, setup string) []Claim {
 		Holds(sec, "P_ST at 10 % crawled, O = IB': the larger G, the higher",
 			"G = 100 > 10 > 3", fmt.Sprintf("%.3f > %.3f > %.3f", a, b, c), a > b && b > c),
 		Holds(sec, "slope of P_ST past 80 % crawled, O = IB', G = 3, 10, 100: about the random rate, 1",
-			"about 1", fmt.Sprintf("%.2f to %.2f", minSlope, maxSlope), minSlope > 0.5 && maxSlope < 1.5).withFlag(ch2Graph),
+			"about 1", fmt.Sprintf("%.2f to %.2f", minSlope, maxSlope), minSlope > 0.5 && maxSlope < 1.5).WithFlag(ch2Graph),
 	}
 }
 
@@ -113,9 +113,9 @@ func orderingClaims(res *Ch2Result) []Claim {
 	rP, rB, rF := st(rank.OrderPageRank), st(rank.OrderBacklink), st(rank.OrderBreadthFirst)
 	return []Claim{
 		Holds(sec252+" Fig. 2.4", "I = IB, G = 100: P_ST of IR' ≥ that of IB' over most of the crawl (share of the 100 points)",
-			"IR' ahead", fmt.Sprintf("%d of 100", ahead), ahead > 50).withFlag(ch2Graph),
+			"IR' ahead", fmt.Sprintf("%d of 100", ahead), ahead > 50).WithFlag(ch2Graph),
 		Holds(sec252+" Fig. 2.6", "Crawl & Stop, I = IB: IR' best of BFS, IB', IR' (mean P_CS over the crawl)",
-			"IR' best", fmt.Sprintf("IR' %.3f, IB' %.3f, BFS %.3f", csP, csB, csF), csP >= csB && csP >= csF).withFlag(ch2Graph),
+			"IR' best", fmt.Sprintf("IR' %.3f, IB' %.3f, BFS %.3f", csP, csB, csF), csP >= csB && csP >= csF).WithFlag(ch2Graph),
 		Holds(sec252+" Fig. 2.7", "I = IR, G = 13: IR' best (mean P_ST over the crawl)", "IR' best",
 			fmt.Sprintf("IR' %.3f, IB' %.3f, BFS %.3f", rP, rB, rF), rP >= rB && rP >= rF),
 		Holds(sec252+" Fig. 2.7", "I = IR, G = 13: IB' and BFS about equal (mean P_ST within 0.03)", "similar",
@@ -169,11 +169,11 @@ func ch2SmallClaims(seed uint64, large *Ch2Result) ([]Claim, error) {
 	smallGraph := "the paper traces it to the first cluster IB' exhausts (Fig. 2.5), which depends on the sub-web's " +
 		"structure beyond its in-degrees: on simweb's one-host graphs it holds for some seeds and not for others"
 	dip := Holds(sec+" Fig. 2.8", "I = IB, G = 5: every ordering dips below the random diagonal at some point (points of 1,100 below it)",
-		"all dip", strings.Join(dips, ", "), allDip).withFlag(smallGraph)
+		"all dip", strings.Join(dips, ", "), allDip).WithFlag(smallGraph)
 	earlier := Holds(sec+" Fig. 2.8", "I = IB, G = 5: IR' rises earlier than IB' (P_ST at 5 % crawled)", "IR' earlier",
-		fmt.Sprintf("IR' %.3f, IB' %.3f", At(ib5(rank.OrderPageRank), 0.05), At(ib5(rank.OrderBacklink), 0.05)), early).withFlag(smallGraph)
+		fmt.Sprintf("IR' %.3f, IB' %.3f", At(ib5(rank.OrderPageRank), 0.05), At(ib5(rank.OrderBacklink), 0.05)), early).WithFlag(smallGraph)
 	worse := Holds(sec+" Fig. 2.10", "I = IR, G = 3, but worse than on the large web (mean P_ST against I = IR, G = 13 there)",
-		"worse", strings.Join(bigMeans, ", "), larger).withFlag(fmt.Sprintf("the comparison rests on the two hot sets, which the paper sized alike (footnote) and which "+
+		"worse", strings.Join(bigMeans, ", "), larger).WithFlag(fmt.Sprintf("the comparison rests on the two hot sets, which the paper sized alike (footnote) and which "+
 		"differ here: IR ≥ 3 marks %.1f %% of the sub-web hot, IR ≥ 13 %.1f %% of the large web", 100*HotShare(res.PageRank, 3),
 		100*HotShare(large.PageRank, 13)))
 	return []Claim{
@@ -229,14 +229,14 @@ func ch2TopicClaims(quick bool, seed uint64) ([]Claim, error) {
 	claims = append(claims, Holds(sec+" Fig. 2.12", "two queues, I = IS: BFS clearly above the random crawler's 0.5 (mean P_ST; "+setup+")",
 		"BFS above random", fmt.Sprintf("BFS %.3f", b), b > 0.6))
 	aboutRandom := Holds(sec+" Fig. 2.12", "two queues: IB' and IR' about random (mean P_ST within 0.1 of 0.5)",
-		"about random", fmt.Sprintf("IB' %.3f, IR' %.3f", i, r), math.Abs(i-0.5) <= 0.1 && math.Abs(r-0.5) <= 0.1).withFlag(ch2Topic)
+		"about random", fmt.Sprintf("IB' %.3f, IR' %.3f", i, r), math.Abs(i-0.5) <= 0.1 && math.Abs(r-0.5) <= 0.1).WithFlag(ch2Topic)
 	nb, ni, nr := mean(c, true, bfs), mean(c, true, ib), mean(c, true, ir)
 	improve := Holds(sec+" Fig. 2.14", "distance rule (< 3): every ordering improves significantly (mean P_ST up by 0.05 or more)",
 		"all improve", fmt.Sprintf("BFS %.3f → %.3f, IB' %.3f → %.3f, IR' %.3f → %.3f", b, nb, i, ni, r, nr),
-		nb-b >= 0.05 && ni-i >= 0.05 && nr-r >= 0.05).withFlag(ch2Topic)
+		nb-b >= 0.05 && ni-i >= 0.05 && nr-r >= 0.05).WithFlag(ch2Topic)
 	gap := max(nb-ni, nb-nr)
 	closes := Holds(sec+" Fig. 2.14", "distance rule: the gap to BFS closes to run-to-run variation (within 0.05)",
-		"gap closes", fmt.Sprintf("BFS %.3f, IB' %.3f, IR' %.3f", nb, ni, nr), gap <= 0.05).withFlag(ch2Topic)
+		"gap closes", fmt.Sprintf("BFS %.3f, IB' %.3f, IR' %.3f", nb, ni, nr), gap <= 0.05).WithFlag(ch2Topic)
 	ab, ar := mean(admission, true, bfs), mean(admission, true, ir)
 	claims = append(claims, aboutRandom, improve, closes,
 		Holds(sec+" Fig. 2.15", fmt.Sprintf("topic \"admission\" (%d hot), distance rule: IR' similar to or better than BFS (mean P_ST, within 0.03)", admission.Hot),

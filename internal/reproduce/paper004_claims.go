@@ -151,14 +151,14 @@ func (r paper004Result) fig6Claims() []Claim {
 		Claim{Row: Row{Section: "paper 004 §4.2 (spec §C.10)", Kind: "derived", Paper: 0.4, Computed: r.Frequency, Tol: 0.05,
 			Quantity: "ChangeRatio, frequency-based, first 5 cycles (greedy's ≈ 0.75 over \"almost twice\")"}, PaperText: "≈ 0.4"},
 		Holds(p004Fig6, "proportional (s = 10) ≈ frequency-based (within 0.05)", "similar",
-			fmt.Sprintf("%.3f vs %.3f", p10, r.Frequency), math.Abs(p10-r.Frequency) <= 0.05).withFlag(
+			fmt.Sprintf("%.3f vs %.3f", p10, r.Frequency), math.Abs(p10-r.Frequency) <= 0.05).WithFlag(
 			p004Data + "; the spec's reconstruction also finds proportional far above the frequency policy (0.661)"),
 		Holds(p004Fig6, "greedy ≈ adaptive: a \"marginal\" difference (under 0.03)", "marginal difference",
 			fmt.Sprintf("%.3f vs %.3f", g10, adp), math.Abs(g10-adp) < 0.03),
 		Holds(p004Fig6, "an oracle that downloads only changed pages improves on greedy and adaptive by less than 25%", "< 25%",
 			fmt.Sprintf("oracle %.2f: +%.0f%% over greedy, +%.0f%% over adaptive", r.OracleR[p004R100k],
 				100*(r.OracleR[p004R100k]/g10-1), 100*(r.OracleR[p004R100k]/adp-1)),
-			r.OracleR[p004R100k]/min(g10, adp) < 1.25).withFlag(
+			r.OracleR[p004R100k]/min(g10, adp) < 1.25).WithFlag(
 			"from 0.75 to 1 is an improvement of 33%: the printed 25% is the gap 1 − 0.75 in ChangeRatio points, not the relative improvement"),
 	}
 }
@@ -185,20 +185,20 @@ func (r paper004Result) fig7Claims() []Claim {
 		Holds(p004Fig7, "greedy > proportional at s = 5 … 200", "greedy > proportional at every s", strings.Join(order, ", "), ordered),
 		Holds(p004Fig7, "greedy > proportional at s = 1 and 2", "greedy > proportional at every s",
 			fmt.Sprintf("1: %.3f/%.3f, 2: %.3f/%.3f", r.Greedy[0], r.Prop[0], r.Greedy[1], r.Prop[1]),
-			r.Greedy[0] > r.Prop[0] && r.Greedy[1] > r.Prop[1]).withFlag(
+			r.Greedy[0] > r.Prop[0] && r.Greedy[1] > r.Prop[1]).WithFlag(
 			"in this mix the two are equal in expectation at s = 1 (a site shows 0 or 1 changes, the sites showing 1 hold more pages " +
 				"than the budget, and proportional's even split over them is what greedy's random choice among them gives on average), " +
 				"and at s = 2 greedy's edge, about 0.02, is within the spread of a 252-site draw; the paper's gap rests on its data"),
 		Holds(p004Fig7, "s = 400: sampling takes the whole budget, both policies ≈ round-robin (within 0.02)", "performance degrades at large s",
 			fmt.Sprintf("greedy %.3f, proportional %.3f, round-robin %.3f", r.Greedy[last], r.Prop[last], r.RoundRobin),
-			math.Abs(r.Greedy[last]-r.RoundRobin) < 0.02 && math.Abs(r.Prop[last]-r.RoundRobin) < 0.02).withFlag(
+			math.Abs(r.Greedy[last]-r.RoundRobin) < 0.02 && math.Abs(r.Prop[last]-r.RoundRobin) < 0.02).WithFlag(
 			"400 samples from each of 252 sites are 100,800 > R = 100,000 downloads and the paper does not say how it capped them; here ⌊R/252⌋ = 396 a site"),
 		Holds(p004Fig7, "standard deviation of ChangeRatio across cycles at s = 1 small against the mean (under 0.05)",
 			"0.027 (greedy), 0.023 (proportional) against ≈ 0.75",
 			fmt.Sprintf("%.3f (greedy), %.3f (proportional) against %.3f", r.SDGreedy1, r.SDProp1, r.Greedy[0]),
 			r.SDGreedy1 < 0.05 && r.SDProp1 < 0.05),
 		Holds(p004Fig7, "greedy's standard deviation across cycles above proportional's at s = 1", "0.027 > 0.023",
-			fmt.Sprintf("%.3f vs %.3f", r.SDGreedy1, r.SDProp1), r.SDGreedy1 > r.SDProp1).withFlag(
+			fmt.Sprintf("%.3f vs %.3f", r.SDGreedy1, r.SDProp1), r.SDGreedy1 > r.SDProp1).WithFlag(
 			"the crawl's cycle-to-cycle variation is not given, and five cycles a seed pin a standard deviation down only to about ±15% here"),
 	}
 }
@@ -260,7 +260,7 @@ func (r paper004Result) fig10Claims() []Claim {
 		Holds(p004Fig10, "frequency-based improves over the long run: cycles 1–50 against the last 50 of "+fmt.Sprint(n)+", "+longSetup,
 			"improves steadily", fmt.Sprintf("%.3f → %.3f", early, late), late > early),
 		Holds(p004Fig10, fmt.Sprintf("frequency-based above greedy (s = 10) in cycles %d–%d", n-49, n), "better from about cycle 100",
-			fmt.Sprintf("%.3f vs %.3f", late, lateG), late > lateG).withFlag(
+			fmt.Sprintf("%.3f vs %.3f", late, lateG), late > lateG).WithFlag(
 			fmt.Sprintf("the crawl's pages repeat their own histories, in which a page's past predicts it; in the synthetic mix a page changes "+
 				"like its site, and the frequency policy's limit Σp²/Σp (%.3f here) is about greedy's ChangeRatio, so the two meet rather than cross", r.LongLimit)),
 	}
@@ -306,7 +306,7 @@ func (r paper004Result) fig11Claims() []Claim {
 	shortfall := min(a[k5][0], a[k5][1], a[p004K10][0], a[p004K10][1]) - max(a[k1][0], a[k1][1])
 	return []Claim{
 		Holds(p004Fig11, "α = 0.9: ChangeRatio does not increase with k (by more than 0.005), k = 1 … 50", "falls as k grows",
-			strings.Join(byK, ", "), fallsAll).withFlag(
+			strings.Join(byK, ", "), fallsAll).WithFlag(
 			"with k = 1 every ρ̂ is 0 or 1 and the sites showing 1 hold more pages than R, so ρ_t = 1 and every site whose one sample " +
 				"was unchanged falls below it in the first round; the paper does not say how it computes ρ_t (spec §C.7)"),
 		Holds(p004Fig11, "α = 0.9: ChangeRatio does not increase with k from 5 to 50, and k = 10 is within 0.01 of the best k",
@@ -315,7 +315,7 @@ func (r paper004Result) fig11Claims() []Claim {
 			strings.Join(byAlpha[1:], "; "), max(alphaRange(k5, 1), alphaRange(p004K10, 1)) <= 0.01),
 		Holds(p004Fig11, "nor at α = 0.5: k = 5 and 10 within 0.01 of their best α", "no meaningful difference",
 			fmt.Sprintf("k = 5: %.3f, k = 10: %.3f below", slices.Max(a[k5])-a[k5][0], slices.Max(a[p004K10])-a[p004K10][0]),
-			max(alphaRange(k5, 0), alphaRange(p004K10, 0)) <= 0.01).withFlag(
+			max(alphaRange(k5, 0), alphaRange(p004K10, 0)) <= 0.01).WithFlag(
 			"the interval method is not given (spec §C.7): Wilson's intervals at α = 0.5 (z = 0.67) are narrow enough after 5 or 10 " +
 				"samples to decide sites near ρ_t that needed more; the α values of Fig. 12 are not in the text"),
 		Holds(p004Fig11, "k = 1 worse than k = 5 and 10 at α ≤ 0.75", "worse", byAlpha[0], shortfall > 0),
