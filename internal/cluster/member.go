@@ -19,20 +19,23 @@ import (
 //	<cluster>-nodes   <node> = "" while the node is alive (TTL)
 //	<cluster>-leases  p<partition> = <node> while it owns the partition (TTL)
 //
-// Entries of the last two expire TTL after they were last written; a live
-// node rewrites its own every TTL/3 (Tick). A node owns the partitions
-// that rendezvous hashing gives it among the live nodes (assign.go), once
-// it holds their leases: a lease is taken with a create that fails if the
-// key exists, renewed with an update conditional on the revision the node
-// last wrote, and released with a conditional delete. So two nodes never
-// hold one lease, and a node that dies loses its leases TTL after its last
-// renewal, when the survivors take its partitions.
+// The TTL of the configuration is a bound on how long a dead node's
+// partitions wait for a taker. Entries of the last two buckets expire 3/4
+// of it after they were last written (expiry), and a live node rewrites
+// its own every TTL/4 (Tick). A node owns the partitions that rendezvous
+// hashing gives it among the live nodes (assign.go), once it holds their
+// leases: a lease is taken with a create that fails if the key exists,
+// renewed with an update conditional on the revision the node last wrote,
+// and released with a conditional delete. So two nodes never hold one
+// lease, and a node that dies loses its leases 3/4 TTL after its last
+// renewal at most, when the survivors take its partitions (at once, where
+// the server marks expiries for watchers: Freed).
 //
 // A node must not crawl a partition past its lease. It counts the lease
-// valid for 2/3 of the TTL after the renewal began (ValidUntil), which
-// leaves the last third, before the server expires the entry, for it to
-// stop fetching: so a host is fetched by one node at a time even when a
-// node loses touch with the servers.
+// valid for half the TTL after the renewal began (ValidUntil), which
+// leaves a quarter, before the server expires the entry, for it to stop
+// fetching: so a host is fetched by one node at a time even when a node
+// loses touch with the servers. A renewal may be missed once.
 
 // MemberConfig configures a node's membership. Zero fields take defaults.
 type MemberConfig struct {
@@ -118,14 +121,53 @@ func Join(ctx context.Context, js jetstream.JetStream, cfg MemberConfig) (*Membe
 		name string
 		kv   *jetstream.KeyValue
 	}{{"-nodes", &m.nodes}, {"-leases", &m.leases}} {
-		*b.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: cfg.Cluster + b.name, TTL: cfg.TTL, History: 1, Storage: jetstream.FileStorage,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("cluster: bucket %s%s: %w", cfg.Cluster, b.name, err)
+		if *b.kv, err = ttlBucket(ctx, js, cfg.Cluster+b.name, expiry(cfg.TTL)); err != nil {
+			return nil, err
 		}
 	}
 	return m, nil
+}
+
+// ttlBucket creates (or opens) a key-value bucket whose entries expire ttl
+// after they were written. Where the server can (NATS 2.11 and later), an
+// expiry leaves a marker that watchers see, so that survivors take a dead
+// node's partitions the moment its leases expire (Freed), not at their
+// next tick.
+func ttlBucket(ctx context.Context, js jetstream.JetStream, name string, ttl time.Duration) (jetstream.KeyValue, error) {
+	// The server keeps markers at least a second.
+	cfg := jetstream.KeyValueConfig{Bucket: name, TTL: ttl, History: 1, Storage: jetstream.FileStorage, LimitMarkerTTL: max(ttl, time.Second)}
+	kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+	if errors.Is(err, jetstream.ErrLimitMarkerTTLNotSupported) {
+		cfg.LimitMarkerTTL = 0
+		kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: bucket %s: %w", name, err)
+	}
+	return kv, nil
+}
+
+// Freed returns a channel that receives when a lease is released or
+// expires, until ctx is done: the moment to Tick, to take the partition if
+// it is now this node's.
+func (m *Member) Freed(ctx context.Context) (<-chan struct{}, error) {
+	w, err := m.leases.WatchAll(ctx, jetstream.UpdatesOnly())
+	if err != nil {
+		return nil, fmt.Errorf("cluster: watch leases: %w", err)
+	}
+	freed := make(chan struct{}, 1)
+	go func() {
+		defer w.Stop()
+		for e := range w.Updates() {
+			if e != nil && e.Operation() != jetstream.KeyValuePut {
+				select {
+				case freed <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return freed, nil
 }
 
 // agreePartitions records n as the cluster's partition count, or checks it
@@ -166,7 +208,7 @@ func (m *Member) Heartbeat(ctx context.Context) error {
 
 // Tick renews the node's presence and leases, takes the leases of the
 // partitions it should own that are free, and says which it holds that
-// another node should have. Call it every TTL/3.
+// another node should have. Call it every TTL/4 (TickEvery).
 func (m *Member) Tick(ctx context.Context) (Changes, error) {
 	var ch Changes
 	start := m.cfg.Now()
@@ -230,7 +272,13 @@ func (m *Member) renew(ctx context.Context, p int, start time.Time) bool {
 }
 
 // valid is how long after a renewal began the node may crawl.
-func (m *Member) valid() time.Duration { return m.cfg.TTL * 2 / 3 }
+func (m *Member) valid() time.Duration { return m.cfg.TTL / 2 }
+
+// expiry is how long after its last write the server drops an entry.
+func expiry(ttl time.Duration) time.Duration { return ttl * 3 / 4 }
+
+// TickEvery is how often a node should Tick.
+func (m *Member) TickEvery() time.Duration { return m.cfg.TTL / 4 }
 
 // ValidUntil returns the time up to which the node may crawl partition p,
 // and whether it holds p at all.

@@ -311,6 +311,7 @@ func (c *Crawler) rebuild() error {
 	defer s.mu.Unlock()
 	s.full = c.cfg.MaxPages > 0 && c.held.Load() >= int64(c.cfg.MaxPages)
 	now := c.now()
+	s.notBefore = now.Add(c.cfg.Delay)
 	err := c.store.Hosts(func(name string, n int) error {
 		h := s.get(name, c.cfg.Delay)
 		s.queued.Add(int64(n - h.queued))
@@ -320,11 +321,13 @@ func (c *Crawler) rebuild() error {
 	if err != nil {
 		return fmt.Errorf("crawl: %w", err)
 	}
-	// A host answered within its delay (before a restart, or by the node
-	// that had this partition) waits it out.
+	// A host whose delay (robots.txt's Crawl-delay) is longer, or not over
+	// since its last answer recorded, waits it out from then and from now:
+	// the run before (or the node that had this partition) may have asked
+	// it again since, unrecorded.
 	err = c.store.LastAnswers(func(name string, end time.Time, delay time.Duration) error {
-		if until := end.Add(delay); until.After(now) {
-			s.get(name, c.cfg.Delay).ready = until
+		if delay > c.cfg.Delay || end.Add(delay).After(now) {
+			s.get(name, c.cfg.Delay).ready = clock.Later(end, now).Add(delay)
 		}
 		return nil
 	})

@@ -33,7 +33,8 @@ func TestIdleTaskStalls(t *testing.T) {
 	s := c.sched
 	s.mu.Lock()
 	h := s.get("x.test", cfg.Delay)
-	h.queued = 3 // not in the store
+	h.queued = 3          // not in the store
+	h.ready = time.Time{} // a host met before this run: no wait after the open
 	s.queued.Add(3)
 	s.update(h)
 	s.mu.Unlock()

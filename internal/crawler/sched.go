@@ -174,6 +174,9 @@ type scheduler struct {
 	// (refinement: they are fetched, and kept only in a weaker page's
 	// place).
 	explore bool
+	// notBefore is the earliest a host may be asked after the store was
+	// opened: a request of the run before may have gone unrecorded.
+	notBefore time.Time
 }
 
 func newScheduler(now func() time.Time) *scheduler {
@@ -189,7 +192,7 @@ func newScheduler(now func() time.Time) *scheduler {
 func (s *scheduler) get(name string, delay time.Duration) *host {
 	h, ok := s.hosts[name]
 	if !ok {
-		h = &host{Host: refresh.Host{Name: name, Delay: delay}, idx: -1, pidx: -1}
+		h = &host{Host: refresh.Host{Name: name, Delay: delay}, idx: -1, pidx: -1, ready: s.notBefore}
 		s.hosts[name] = h
 	}
 	return h

@@ -22,24 +22,17 @@ func (c *Crawler) Store() *store.Store { return c.store }
 // Robots returns the crawl's robots.txt cache.
 func (c *Crawler) Robots() *robots.Cache { return c.robots }
 
-// HostView is one host as the scheduler sees it; HostCounts counts the
-// hosts by state.
-type (
-	HostView   = hostview.Host
-	HostCounts = hostview.Counts
-)
-
-// Hosts returns the top hosts with the most new URLs queued (ties to the
+// Hosts returns the top hosts (as the scheduler sees them) with the most new URLs queued (ties to the
 // earliest revisit due), most first, and the counts of all hosts by
 // state at now. It takes the scheduler's lock for one pass over the
 // hosts.
-func (c *Crawler) Hosts(top int, now time.Time) ([]HostView, HostCounts) {
-	var n HostCounts
+func (c *Crawler) Hosts(top int, now time.Time) ([]hostview.Host, hostview.Counts) {
+	var n hostview.Counts
 	t := hostview.NewTop(top)
 	c.sched.mu.Lock()
 	defer c.sched.mu.Unlock()
 	for _, h := range c.sched.hosts {
-		v := HostView{Name: h.Name, Queued: h.queued, Due: h.due, Ready: h.ready, Delay: h.Delay, Fails: h.fails, Busy: h.busy}
+		v := hostview.Host{Name: h.Name, Queued: h.queued, Due: h.due, Ready: h.ready, Delay: h.Delay, Fails: h.fails, Busy: h.busy}
 		n.Count(v.State(now))
 		t.Add(v)
 	}

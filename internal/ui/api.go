@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/crawler/hostview"
 	"github.com/freshcrawl/freshcrawl/internal/datadir"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/robots"
@@ -30,9 +31,9 @@ type Doc struct {
 	Rates []RateBucket `json:"rates"`
 	// Hosts is the top hosts by new URLs queued; HostStates counts all
 	// hosts by state and by what their robots.txt said.
-	Hosts      []HostRow          `json:"hosts"`
-	HostStates crawler.HostCounts `json:"host_states"`
-	Robots     RobotsCounts       `json:"robots"`
+	Hosts      []HostRow       `json:"hosts"`
+	HostStates hostview.Counts `json:"host_states"`
+	Robots     RobotsCounts    `json:"robots"`
 	// Errors is the latest failed fetches, newest last.
 	Errors []ErrorRow `json:"errors"`
 }

@@ -205,7 +205,7 @@ func (n *Node) Run(ctx context.Context) error {
 	}
 	select {
 	case <-ctx.Done():
-	case <-time.After(min(cfg.TTL/3, settle)):
+	case <-time.After(min(n.member.TickEvery(), settle)):
 	}
 	runErr := n.loop(ctx)
 	n.stopAll()
@@ -217,11 +217,15 @@ func (n *Node) Run(ctx context.Context) error {
 	return runErr
 }
 
-// loop ticks the membership every TTL/3 until ctx is done or a partition
+// loop ticks the membership every TTL/4 until ctx is done or a partition
 // fails.
 func (n *Node) loop(ctx context.Context) error {
-	tick := time.NewTicker(n.cfg.TTL / 3)
+	tick := time.NewTicker(n.member.TickEvery())
 	defer tick.Stop()
+	freed, err := n.member.Freed(ctx)
+	if err != nil {
+		return err
+	}
 	failed := make(chan error, 1)
 	for {
 		if err := n.tick(ctx, failed); err != nil {
@@ -233,6 +237,7 @@ func (n *Node) loop(ctx context.Context) error {
 		case err := <-failed:
 			return err
 		case <-tick.C:
+		case <-freed:
 		}
 	}
 }

@@ -73,7 +73,7 @@ func (n *Node) stop(p int) {
 	pt.cancel()
 	pt.done.Wait()
 	if n.cfg.Mode == cluster.ModeExchange {
-		ctx, cancel := context.WithTimeout(context.Background(), n.cfg.TTL/3)
+		ctx, cancel := context.WithTimeout(context.Background(), n.cfg.TTL/4)
 		n.send(ctx, pt)
 		cancel()
 	}
