@@ -30,6 +30,9 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	if addr != "" {
 		return statusAt(addr, asJSON, stdout, stderr)
 	}
+	if len(datadir.Partitions(dir)) > 0 {
+		return clusterStatus(dir, asJSON, stdout, stderr)
+	}
 	st, err := datadir.ReadStatus(dir, time.Now())
 	if err != nil {
 		return readFailed("status", dir, err, stderr)
@@ -67,5 +70,25 @@ func statusAt(addr string, asJSON bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "the crawl could not read its state: %s\n", doc.StatusError)
 	}
 	doc.Live.WriteText(stdout)
+	return 0
+}
+
+// clusterStatus prints the status of a cluster's data directory: each
+// partition's figures and exchange counters.
+func clusterStatus(dir string, asJSON bool, stdout, stderr io.Writer) int {
+	cs, err := datadir.ReadClusterStatus(dir, time.Now())
+	if err != nil {
+		return readFailed("status", dir, err, stderr)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(cs); err != nil {
+			fmt.Fprintf(stderr, "freshcrawl status: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	cs.WriteText(stdout)
 	return 0
 }

@@ -229,8 +229,9 @@ func (m *Member) Tick(ctx context.Context) (Changes, error) {
 			ch.Lost = append(ch.Lost, p)
 		}
 	}
-	for _, p := range Owned(m.cfg.Node, m.cfg.Partitions, live) {
-		if _, ok := m.held[p]; ok {
+	owners := Assign(m.cfg.Partitions, live)
+	for p, owner := range owners {
+		if _, ok := m.held[p]; ok || owner != m.cfg.Node {
 			continue
 		}
 		rev, err := m.leases.Create(ctx, leaseKey(p), []byte(m.cfg.Node))
@@ -244,7 +245,7 @@ func (m *Member) Tick(ctx context.Context) (Changes, error) {
 		ch.Acquired = append(ch.Acquired, p)
 	}
 	for _, p := range m.Held() {
-		if Owner(p, live) != m.cfg.Node {
+		if owners[p] != m.cfg.Node {
 			ch.Unwanted = append(ch.Unwanted, p)
 		}
 	}

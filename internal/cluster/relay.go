@@ -71,7 +71,7 @@ func (r *Relay) Flush(ctx context.Context) (Flushed, error) {
 	if err := r.Exchange.Send(ctx, id, b.Take()); err != nil {
 		return f, err
 	}
-	if err := r.Store.DropOutbox(last); err != nil {
+	if err := r.Store.DropOutbox(last, f.Entries, f.Links); err != nil {
 		return f, fmt.Errorf("cluster: relay of partition %d: %w", r.Self, err)
 	}
 	return f, nil

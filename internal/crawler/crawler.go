@@ -280,7 +280,9 @@ func (c *Crawler) addSeeds(seeds []string) error {
 			txn.Abort()
 			return err
 		}
-		found = append(found, discovered{url: s, kind: store.KindPage})
+		if c.cfg.Owns == nil || c.cfg.Owns(s) { // every partition is given the seeds; their owners queue them
+			found = append(found, discovered{url: s, kind: store.KindPage})
+		}
 	}
 	if err := txn.Commit(); err != nil {
 		return fmt.Errorf("crawl: %w", err)

@@ -54,7 +54,7 @@ func relay(t *testing.T, ctx context.Context, period time.Duration, part cluster
 				moved += len(urls)
 			}
 			if rows > 0 {
-				if err := c.Store().DropOutbox(last); err != nil {
+				if err := c.Store().DropOutbox(last, 0, 0); err != nil {
 					t.Error(err)
 					return moved
 				}

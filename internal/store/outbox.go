@@ -124,13 +124,30 @@ func decodeOutbox(dst []string, v []byte) ([]string, bool) {
 	return dst, len(v) == 0
 }
 
+// Counters of a partition's exchange with the others (Store.Counter).
+const (
+	CounterSent     = "exchange/sent"     // [URL, count] entries sent to other partitions
+	CounterLinks    = "exchange/links"    // the links to other partitions they stood for
+	CounterReceived = "exchange/received" // URLs received from other partitions
+	CounterAdmitted = "exchange/admitted" // of which new here
+)
+
 // DropOutbox removes the outbox rows up to and including seq, once they
-// have been sent.
-func (s *Store) DropOutbox(seq uint64) error {
+// have been sent as sent entries for links links, which it counts.
+func (s *Store) DropOutbox(seq uint64, sent int, links int64) error {
 	t := s.Begin()
 	if err := t.b.DeleteRange(outboxKey(0), outboxKey(seq+1), nil); err != nil {
 		t.Abort()
 		return fmt.Errorf("store: drop outbox: %w", err)
 	}
+	t.Add(CounterSent, int64(sent))
+	t.Add(CounterLinks, links)
 	return t.Commit()
+}
+
+// OutboxRows returns the number of outbox rows not yet sent.
+func (s *Store) OutboxRows() (int, error) {
+	n := 0
+	err := s.scan([]byte(prefixOutbox), func(_, _ []byte) error { n++; return nil })
+	return n, err
 }

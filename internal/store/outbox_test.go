@@ -69,11 +69,16 @@ func TestOutbox(t *testing.T) {
 	if got := readOutbox(t, s, 10); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after reopening: %v, want %v", got, want)
 	}
-	if err := s.DropOutbox(2); err != nil {
+	if err := s.DropOutbox(2, 3, 4); err != nil {
 		t.Fatal(err)
 	}
 	if got := readOutbox(t, s, 10); !reflect.DeepEqual(got, want[2:]) {
 		t.Fatalf("after dropping through 2: %v, want %v", got, want[2:])
+	}
+	sent, _ := s.Counter(CounterSent)
+	links, _ := s.Counter(CounterLinks)
+	if rows, err := s.OutboxRows(); err != nil || rows != 1 || sent != 3 || links != 4 {
+		t.Errorf("after the drop: %d rows (%v), sent %d, links %d; want 1, 3, 4", rows, err, sent, links)
 	}
 	stop := errors.New("stop")
 	if err := s.Outbox(10, func(uint64, []string) error { return stop }); !errors.Is(err, stop) {

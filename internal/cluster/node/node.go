@@ -31,7 +31,6 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/cluster"
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
-	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
 // Config configures a node. Zero fields take the defaults of
@@ -48,8 +47,8 @@ type Config struct {
 	// in DataDir/p<NNN>.
 	DataDir string
 	// Crawl is each partition's crawl. Its DataDir, Owns and Outbox are
-	// set per partition, its seeds are those the partition owns, and its
-	// Budget, the cluster's, is split evenly over the partitions.
+	// set per partition, and its Budget, the cluster's, is split evenly
+	// over the partitions.
 	Crawl crawler.Config
 	// ExchangeEvery is how often a partition sends what its outbox holds
 	// (the batches of §3.3); default DefaultExchangeEvery.
@@ -336,17 +335,6 @@ func addStats(a, b crawler.Stats) crawler.Stats {
 
 // Dir returns partition p's directory under the cluster's data directory.
 func Dir(dataDir string, p int) string { return filepath.Join(dataDir, fmt.Sprintf("p%03d", p)) }
-
-// seedsOf returns the seeds partition p owns.
-func (n *Node) seedsOf(p int) []string {
-	var seeds []string
-	for _, s := range n.cfg.Crawl.Seeds {
-		if u, err := urlx.Canonical(s); err == nil && n.part.Of(u) == p {
-			seeds = append(seeds, u)
-		}
-	}
-	return seeds
-}
 
 // Config returns the node's configuration, defaults filled in.
 func (n *Node) Config() Config { return n.cfg }

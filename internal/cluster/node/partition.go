@@ -7,6 +7,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/cluster"
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 // partition is one partition this node crawls: its crawl, the loops that
@@ -26,7 +27,8 @@ type partition struct {
 func (n *Node) start(ctx context.Context, p int, until time.Time, failed chan<- error) error {
 	cfg := n.cfg.Crawl
 	cfg.DataDir = Dir(n.cfg.DataDir, p)
-	cfg.Seeds = n.seedsOf(p)
+	// Every seed, so that the scope is the crawl's: the partition queues
+	// its own, and their owners the others.
 	cfg.Owns = func(u string) bool { return n.part.Of(u) == p }
 	cfg.Outbox = n.cfg.Mode == cluster.ModeExchange
 	cfg.Budget = n.cfg.Crawl.Budget / float64(n.cfg.Partitions)
@@ -56,7 +58,7 @@ func (n *Node) start(ctx context.Context, p int, until time.Time, failed chan<- 
 	n.mu.Lock()
 	n.parts[p] = pt
 	n.mu.Unlock()
-	n.log.Info("partition started", "partition", p, "seeds", len(cfg.Seeds))
+	n.log.Info("partition started", "partition", p)
 	return nil
 }
 
@@ -143,6 +145,15 @@ func (n *Node) receiveLoop(ctx context.Context, pt *partition) {
 			}
 			added, err := pt.c.Admit(urls)
 			if err != nil {
+				return err
+			}
+			// The counts are the partition's too (freshcrawl status); they
+			// commit apart from the URLs, so a crash between may lose one
+			// parcel's.
+			txn := pt.c.Store().Begin()
+			txn.Add(store.CounterReceived, int64(len(urls)))
+			txn.Add(store.CounterAdmitted, int64(added))
+			if err := txn.Commit(); err != nil {
 				return err
 			}
 			n.mu.Lock()
