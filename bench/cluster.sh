@@ -31,6 +31,7 @@
 #   MODES ["exchange firewall"]
 #   DELAY [100ms]             -delay (and the audit's threshold); 0 for throughput
 #   PARTITIONS [16] QUIET [10] WEB_PORT [18110]
+#   KEEP [0]                  1 keeps the temp dir (data directories, logs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/simweb.sh
@@ -53,7 +54,7 @@ tmp=$(mktemp -d)
 web_pid=""
 cleanup() {
 	[[ -n $web_pid ]] && kill "$web_pid" 2>/dev/null && wait "$web_pid" 2>/dev/null || true
-	rm -rf "$tmp"
+	if [[ ${KEEP:-0} == 1 ]]; then log "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 

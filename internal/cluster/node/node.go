@@ -260,6 +260,12 @@ func (n *Node) tick(ctx context.Context, failed chan<- error) error {
 		pt := n.parts[p]
 		n.mu.Unlock()
 		until, _ := n.member.ValidUntil(p)
+		if pt != nil && pt.ctx.Err() != nil {
+			// Its fence stopped it, a renewal late under load; the lease
+			// held, so the partition opens again.
+			n.stop(p)
+			pt = nil
+		}
 		if pt != nil {
 			pt.fence.Reset(time.Until(until))
 			continue

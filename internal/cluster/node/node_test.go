@@ -50,7 +50,8 @@ func heldIn(t *testing.T, dir string, part cluster.Partitioner) map[string]bool 
 
 // TestNodesCrawl: two nodes, eight partitions, exchange mode, over an
 // embedded NATS server and a small simweb on loopback. Together they
-// crawl every page of the web once, politely. The crawl runs until the
+// crawl every page of the web once, politely, though one partition's
+// crawl is stopped as a late fence would stop it. The crawl runs until the
 // pages are all held or 60 s pass; the nodes are then stopped and their
 // partitions read back.
 func TestNodesCrawl(t *testing.T) {
@@ -91,6 +92,7 @@ func TestNodesCrawl(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	var nodes []*Node
 	for _, name := range []string{"n1", "n2"} {
 		c := cfg
 		c.Node = name
@@ -98,11 +100,29 @@ func TestNodesCrawl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		nodes = append(nodes, n)
 		wg.Go(func() {
 			if err := n.Run(ctx); err != nil {
 				t.Error(err)
 			}
 		})
+	}
+	// A fence that fires while the lease holds (a renewal late under
+	// load) stops a partition's crawl; the node must open it again.
+	fenced := cluster.Partitioner{Scheme: cluster.BySite, N: 8}.Of(seeds[0]) // a partition with pages
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var pt *partition
+		for _, n := range nodes {
+			n.mu.Lock()
+			if x := n.parts[fenced]; x != nil {
+				pt = x
+			}
+			n.mu.Unlock()
+		}
+		if pt != nil {
+			pt.cancel()
+			break
+		}
 	}
 	want := sc.Hosts * sc.PagesPerHost
 	deadline := time.Now().Add(60 * time.Second)
@@ -119,7 +139,7 @@ func TestNodesCrawl(t *testing.T) {
 	if rep.Violations() != 0 {
 		t.Errorf("audit: %d violations", rep.Violations())
 	}
-	if len(held) < want*9/10 {
+	if len(held) < want*97/100 { // 118 of 120 are reachable from the seeds
 		t.Errorf("%d of %d pages held", len(held), want)
 	}
 }

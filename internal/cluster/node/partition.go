@@ -16,6 +16,7 @@ import (
 type partition struct {
 	p      int
 	c      *crawler.Crawler
+	ctx    context.Context // done once the partition is stopping (or fenced)
 	cancel context.CancelFunc
 	done   sync.WaitGroup
 	fence  *time.Timer
@@ -38,7 +39,7 @@ func (n *Node) start(ctx context.Context, p int, until time.Time, failed chan<- 
 		return err
 	}
 	pctx, cancel := context.WithCancel(ctx)
-	pt := &partition{p: p, c: c, cancel: cancel}
+	pt := &partition{p: p, c: c, ctx: pctx, cancel: cancel}
 	pt.fence = time.AfterFunc(time.Until(until), func() {
 		n.log.Warn("lease not renewed in time; partition stopped", "partition", p)
 		cancel()
