@@ -100,7 +100,7 @@ for nodes in $NODES; do
 		dir=$tmp/c-$nodes-$mode
 		t0=$(date +%s.%N)
 		"$tmp/freshcrawl" cluster -nodes "$nodes" -data "$dir" -partitions "$PARTITIONS" -cluster-mode "$mode" \
-			-lease-ttl 3s "${flags[@]}" >"$tmp/c.out" 2>"$tmp/c.err" &
+			"${flags[@]}" >"$tmp/c.out" 2>"$tmp/c.err" &
 		pid=$!
 		last=-1 quiet=0
 		while kill -0 "$pid" 2>/dev/null; do
