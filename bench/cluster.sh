@@ -31,6 +31,8 @@
 #   MODES ["exchange firewall"]
 #   DELAY [100ms]             -delay (and the audit's threshold); 0 for throughput
 #   PARTITIONS [16] QUIET [10] WEB_PORT [18110]
+#   SEEDS [all]               seed only the first SEEDS hosts (ch. 3 seeds a few:
+#                             firewall mode then misses what other partitions link)
 #   KEEP [0]                  1 keeps the temp dir (data directories, logs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,7 +66,8 @@ audit_delay=$DELAY
 [[ $DELAY == 0 || $DELAY == 0s ]] && audit_delay=0
 start_simweb "$tmp/freshcrawl" "$WEB_PORT" "$CONTROL_PORT" -hosts "$HOSTS" -pages "$PAGES" -churn 0 -robots-500 0 \
 	-crawl-delay 0 -speed 1
-simweb_seeds "$CONTROL_PORT" >"$tmp/seeds.txt"
+simweb_seeds "$CONTROL_PORT" >"$tmp/all-seeds.txt"
+if [[ -n ${SEEDS:-} ]]; then head -n "$SEEDS" "$tmp/all-seeds.txt" >"$tmp/seeds.txt"; else cp "$tmp/all-seeds.txt" "$tmp/seeds.txt"; fi
 served=$(curl -fs "http://127.0.0.1:$CONTROL_PORT/snapshot" | wc -l)
 flags=(-seeds "$tmp/seeds.txt" -scope any -allow-private -resolve "*.test=127.0.0.1:$WEB_PORT" -delay "$DELAY"
 	-budget 0 -progress 0 -log-level error)
@@ -128,7 +131,7 @@ for nodes in $NODES; do
 	done
 done
 
-printf '\nweb: %d hosts × %d pages, static, %d pages served, %d that robots.txt allows; -delay %s, no budget, %d partitions\n' \
-	"$HOSTS" "$PAGES" "$served" "$allowed" "$DELAY" "$PARTITIONS"
+printf '\nweb: %d hosts × %d pages, static, %d pages served, %d that robots.txt allows; %d seeds; -delay %s, no budget, %d partitions\n' \
+	"$HOSTS" "$PAGES" "$served" "$allowed" "$(wc -l <"$tmp/seeds.txt")" "$DELAY" "$PARTITIONS"
 printf '%-22s %7s %8s %7s %9s %7s %8s %9s %11s %s\n' "run" "wall s" "pages/s" "held" "coverage" "vs one" "overlap" "URLs/page" "links/page" "audit d/c/cd/dis"
 for r in "${rows[@]}"; do printf '%s\n' "$r"; done
