@@ -5,33 +5,6 @@ import (
 	"testing"
 )
 
-// TestClaimVerdict checks the four verdicts and the ordering form.
-func TestClaimVerdict(t *testing.T) {
-	row := func(paper, computed, tol float64, flag string) Claim {
-		return Claim{Row: Row{Paper: paper, Computed: computed, Tol: tol, Flag: flag}}
-	}
-	tests := []struct {
-		name string
-		c    Claim
-		want string
-	}{
-		{"within tolerance", row(0.63, 0.632, 0.005, ""), Agrees},
-		{"flagged but agrees", row(0.57, 0.573, 0.005, "assumed shares"), Agrees},
-		{"flagged and differs", row(30, 26.4, 0.5, "printed 30%"), DiffersFlagged},
-		{"differs", row(30, 26.4, 0.5, ""), Differs},
-		{"pending", Claim{Pending: "not implemented"}, NotMeasurable},
-		{"ordering holds", Holds("s", "q", "a < b", "1 < 2", true), Agrees},
-		{"ordering fails", Holds("s", "q", "a < b", "2 < 1", false), Differs},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.c.Verdict(); got != tt.want {
-				t.Errorf("verdict %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 // TestLargestRemainder checks the rounding against hand-worked cases: the
 // sum is R, and equal remainders go to the lower index.
 func TestLargestRemainder(t *testing.T) {

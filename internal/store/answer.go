@@ -38,19 +38,11 @@ var ErrAnswer = errors.New("store: damaged last-answer record")
 // LastAnswers calls fn with every host's last answer and delay, in host
 // order. If fn returns an error, LastAnswers stops and returns it.
 func (s *Store) LastAnswers(fn func(host string, end time.Time, delay time.Duration) error) error {
-	err := s.scan([]byte(prefixAnswer), func(k, v []byte) error {
+	return s.scanUntil([]byte(prefixAnswer), func(k, v []byte) error {
 		if len(v) != 16 {
 			return fmt.Errorf("%w: %q", ErrAnswer, k)
 		}
 		end := time.Unix(0, int64(binary.BigEndian.Uint64(v)))
-		if err := fn(string(k[len(prefixAnswer):]), end, time.Duration(binary.BigEndian.Uint64(v[8:]))); err != nil {
-			return errStop{err}
-		}
-		return nil
+		return fn(string(k[len(prefixAnswer):]), end, time.Duration(binary.BigEndian.Uint64(v[8:])))
 	})
-	var stop errStop
-	if errors.As(err, &stop) {
-		return stop.err
-	}
-	return err
 }

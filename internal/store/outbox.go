@@ -86,26 +86,25 @@ var ErrOutbox = errors.New("store: damaged outbox row")
 func (s *Store) Outbox(max int, fn func(seq uint64, urls []string) error) error {
 	n := 0
 	var urls []string
-	err := s.scan([]byte(prefixOutbox), func(k, v []byte) error {
+	err := s.scanUntil([]byte(prefixOutbox), func(k, v []byte) error {
 		if n == max {
-			return errStop{}
+			return errOutboxFull
 		}
 		n++
 		var ok bool
 		if urls, ok = decodeOutbox(urls[:0], v); !ok || len(k) != len(prefixOutbox)+8 {
 			return fmt.Errorf("%w: %x", ErrOutbox, k)
 		}
-		if err := fn(binary.BigEndian.Uint64(k[len(prefixOutbox):]), urls); err != nil {
-			return errStop{err}
-		}
-		return nil
+		return fn(binary.BigEndian.Uint64(k[len(prefixOutbox):]), urls)
 	})
-	var stop errStop
-	if errors.As(err, &stop) {
-		return stop.err
+	if errors.Is(err, errOutboxFull) {
+		return nil
 	}
 	return err
 }
+
+// errOutboxFull stops Outbox's scan at max rows.
+var errOutboxFull = errors.New("outbox: enough rows")
 
 func decodeOutbox(dst []string, v []byte) ([]string, bool) {
 	n, k := binary.Uvarint(v)

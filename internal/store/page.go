@@ -145,6 +145,22 @@ type errStop struct{ err error }
 
 func (e errStop) Error() string { return e.err.Error() }
 
+// scanUntil is scan whose fn's errors (fn stopping it) are returned
+// unchanged rather than taken for the iteration's.
+func (s *Store) scanUntil(prefix []byte, fn func(k, v []byte) error) error {
+	err := s.scan(prefix, func(k, v []byte) error {
+		if err := fn(k, v); err != nil {
+			return errStop{err}
+		}
+		return nil
+	})
+	var stop errStop
+	if errors.As(err, &stop) {
+		return stop.err
+	}
+	return err
+}
+
 // ForEachPage calls fn for every page row, in hash order. If fn returns an
 // error, ForEachPage stops and returns that error unchanged.
 func (s *Store) ForEachPage(fn func(Page) error) error {
