@@ -20,22 +20,23 @@ import (
 //	<cluster>-leases  p<partition> = <node> while it owns the partition (TTL)
 //
 // The TTL of the configuration is a bound on how long a dead node's
-// partitions wait for a taker. Entries of the last two buckets expire 3/4
-// of it after they were last written (expiry), and a live node rewrites
-// its own every TTL/4 (Tick). A node owns the partitions that rendezvous
-// hashing gives it among the live nodes (assign.go), once it holds their
-// leases: a lease is taken with a create that fails if the key exists,
-// renewed with an update conditional on the revision the node last wrote,
-// and released with a conditional delete. So two nodes never hold one
-// lease, and a node that dies loses its leases 3/4 TTL after its last
-// renewal at most, when the survivors take its partitions (at once, where
-// the server marks expiries for watchers: Freed).
+// partitions wait for a taker. Entries of the last two buckets expire
+// half of it after they were last written (expiry), and a live node
+// rewrites its own every TTL/6 (Tick). A node owns the partitions that
+// rendezvous hashing gives it among the live nodes (Assign), once it
+// holds their leases: a lease is taken with a create that fails if the
+// key exists, renewed with an update conditional on the revision the node
+// last wrote, and released with a conditional delete. So two nodes never
+// hold one lease, and a node that dies loses its leases TTL/2 after its
+// last renewal at most, when the survivors take its partitions (at once,
+// where the server marks expiries for watchers: Freed); the other half of
+// the TTL is for the server to notice and the survivors to act.
 //
 // A node must not crawl a partition past its lease. It counts the lease
-// valid for half the TTL after the renewal began (ValidUntil), which
-// leaves a quarter, before the server expires the entry, for it to stop
-// fetching: so a host is fetched by one node at a time even when a node
-// loses touch with the servers. A renewal may be missed once.
+// valid for a third of the TTL after the renewal began (ValidUntil),
+// which leaves a sixth, before the server expires the entry, for it to
+// stop fetching: so a host is fetched by one node at a time even when a
+// node loses touch with the servers. A renewal may be missed once.
 
 // MemberConfig configures a node's membership. Zero fields take defaults.
 type MemberConfig struct {
@@ -208,7 +209,7 @@ func (m *Member) Heartbeat(ctx context.Context) error {
 
 // Tick renews the node's presence and leases, takes the leases of the
 // partitions it should own that are free, and says which it holds that
-// another node should have. Call it every TTL/4 (TickEvery).
+// another node should have. Call it every TTL/6 (TickEvery).
 func (m *Member) Tick(ctx context.Context) (Changes, error) {
 	var ch Changes
 	start := m.cfg.Now()
@@ -273,13 +274,13 @@ func (m *Member) renew(ctx context.Context, p int, start time.Time) bool {
 }
 
 // valid is how long after a renewal began the node may crawl.
-func (m *Member) valid() time.Duration { return m.cfg.TTL / 2 }
+func (m *Member) valid() time.Duration { return m.cfg.TTL / 3 }
 
 // expiry is how long after its last write the server drops an entry.
-func expiry(ttl time.Duration) time.Duration { return ttl * 3 / 4 }
+func expiry(ttl time.Duration) time.Duration { return ttl / 2 }
 
 // TickEvery is how often a node should Tick.
-func (m *Member) TickEvery() time.Duration { return m.cfg.TTL / 4 }
+func (m *Member) TickEvery() time.Duration { return m.cfg.TTL / 6 }
 
 // ValidUntil returns the time up to which the node may crawl partition p,
 // and whether it holds p at all.

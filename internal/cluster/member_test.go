@@ -200,7 +200,7 @@ func TestTakeover(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after 30 s: owners %v, want %v (b held %v)", got, want, dead)
 		}
-		time.Sleep(ttl / 4)
+		time.Sleep(ttl / 6)
 	}
 }
 
@@ -214,14 +214,14 @@ func TestFence(t *testing.T) {
 	a := join(t, js, "a", MemberConfig{Cluster: "t", Partitions: 2, TTL: 30 * time.Second, Now: clock.Now})
 	tick(t, a)
 	until, ok := a.ValidUntil(0)
-	if !ok || !until.Equal(clock.Now().Add(15*time.Second)) {
-		t.Fatalf("valid until %v (%v), want now + TTL/2", until, ok)
+	if !ok || !until.Equal(clock.Now().Add(10*time.Second)) {
+		t.Fatalf("valid until %v (%v), want now + TTL/3", until, ok)
 	}
-	clock.Add(14 * time.Second)
+	clock.Add(9 * time.Second)
 	if ch := tick(t, a); len(ch.Lost) != 0 {
 		t.Fatalf("lost %v within the validity", ch.Lost)
 	}
-	clock.Add(15 * time.Second)
+	clock.Add(10 * time.Second)
 	ch := tick(t, a)
 	if !slices.Equal(ch.Lost, []int{0, 1}) || !slices.Equal(ch.Acquired, []int{0, 1}) {
 		t.Fatalf("past the validity: lost %v acquired %v, want both lost and taken again", ch.Lost, ch.Acquired)

@@ -216,7 +216,7 @@ func (n *Node) Run(ctx context.Context) error {
 	return runErr
 }
 
-// loop ticks the membership every TTL/4 until ctx is done or a partition
+// loop ticks the membership every TTL/6 until ctx is done or a partition
 // fails.
 func (n *Node) loop(ctx context.Context) error {
 	tick := time.NewTicker(n.member.TickEvery())

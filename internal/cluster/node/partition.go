@@ -76,7 +76,7 @@ func (n *Node) stop(p int) {
 	pt.cancel()
 	pt.done.Wait()
 	if n.cfg.Mode == cluster.ModeExchange {
-		ctx, cancel := context.WithTimeout(context.Background(), n.cfg.TTL/4)
+		ctx, cancel := context.WithTimeout(context.Background(), n.cfg.TTL/6)
 		n.send(ctx, pt)
 		cancel()
 	}
