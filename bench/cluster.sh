@@ -13,7 +13,10 @@
 #                status: N the rows, I the distinct pages among them), and
 #                the rows a partition holds of another's pages
 #   URLs/page    [URL, count] entries sent between partitions per page
-#                fetched (and the links they stood for)
+#                fetched (and the links they stood for); URL-hash: the links
+#                a page recorded that would join two partitions were URLs,
+#                not sites, hashed (freshcrawl status, on the crawl's own
+#                link graph: a node refuses URL hash, which splits hosts)
 #   audit        simweb's politeness audit over the run: requests to a host
 #                closer than DELAY, more than one at a time, Crawl-delay,
 #                robots.txt-disallowed (all should be 0)
@@ -94,7 +97,7 @@ one_held=$(jfield "$tmp/one.json" pages_held)
 disallowed=$(sed -n "s/.*(\([0-9]*\) disallowed by robots.txt).*/\1/p" "$tmp/one.out")
 allowed=$((served - ${disallowed:-0}))
 rows+=("$(awk -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" -v h="$one_held" -v u="$allowed" -v a="$one_audit" \
-	'BEGIN{printf "%-22s %7.1f %8.0f %7d %9.4f %7.4f %8s %9s %11s %s", "one process", w, h/w, h, h/u, 1, "-", "-", "-", a}')")
+	'BEGIN{printf "%-22s %7.1f %8.0f %7d %9.4f %7.4f %8s %9s %11s %9s %s", "one process", w, h/w, h, h/u, 1, "-", "-", "-", "-", a}')")
 
 for nodes in $NODES; do
 	for mode in $MODES; do
@@ -124,14 +127,15 @@ for nodes in $NODES; do
 		held=$(grep -o '"pages_held": *[0-9]*' "$tmp/c.json" | tail -1 | grep -o '[0-9]*$')
 		sent=$(grep -o '"sent": *[0-9]*' "$tmp/c.json" | tail -1 | grep -o '[0-9]*$')
 		links=$(grep -o '"links_sent": *[0-9]*' "$tmp/c.json" | tail -1 | grep -o '[0-9]*$')
+		cross=$(jfield "$tmp/c.json" url_hash_cross_links)
 		rows+=("$(awk -v n="$nodes" -v m="$mode" -v w="$wall" -v h="$held" -v u="$allowed" -v o="$one_held" -v r="$prows" \
-			-v d="$distinct" -v st="$strays" -v s="$sent" -v l="$links" -v a="$a" 'BEGIN{
-			printf "%-22s %7.1f %8.0f %7d %9.4f %7.4f %8s %9s %11s %s", n " nodes, " m, w, d/w, h, h/u, h/o,
-				sprintf("%.4f/%d", (r-d)/d, st), sprintf("%.3f", s/r), sprintf("%.3f", l/r), a}')")
+			-v d="$distinct" -v st="$strays" -v s="$sent" -v l="$links" -v x="$cross" -v a="$a" 'BEGIN{
+			printf "%-22s %7.1f %8.0f %7d %9.4f %7.4f %8s %9s %11s %9s %s", n " nodes, " m, w, d/w, h, h/u, h/o,
+				sprintf("%.4f/%d", (r-d)/d, st), sprintf("%.3f", s/r), sprintf("%.3f", l/r), sprintf("%.3f", x/r), a}')")
 	done
 done
 
 printf '\nweb: %d hosts × %d pages, static, %d pages served, %d that robots.txt allows; %d seeds; -delay %s, no budget, %d partitions\n' \
 	"$HOSTS" "$PAGES" "$served" "$allowed" "$(wc -l <"$tmp/seeds.txt")" "$DELAY" "$PARTITIONS"
-printf '%-22s %7s %8s %7s %9s %7s %8s %9s %11s %s\n' "run" "wall s" "pages/s" "held" "coverage" "vs one" "overlap" "URLs/page" "links/page" "audit d/c/cd/dis"
+printf '%-22s %7s %8s %7s %9s %7s %8s %9s %11s %9s %s\n' "run" "wall s" "pages/s" "held" "coverage" "vs one" "overlap" "URLs/page" "links/page" "URL-hash" "audit d/c/cd/dis"
 for r in "${rows[@]}"; do printf '%s\n' "$r"; done

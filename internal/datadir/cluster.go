@@ -1,8 +1,10 @@
 package datadir
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -74,6 +76,15 @@ type ClusterStatus struct {
 	Rows     int64 `json:"page_rows"`
 	Distinct int64 `json:"distinct_pages"`
 	Strays   int64 `json:"stray_rows"`
+	// Links is the links the partitions recorded (each page's distinct
+	// targets), and URLHashCross how many of them would join two
+	// partitions if URLs, not sites, were hashed to partitions: what an
+	// exchange of every link as it is found (ch. 3's immediate transfer)
+	// would send under URL hash, on this crawl's own link graph, to set
+	// beside what site hash sent (Total.Sent). The URL hash here is the
+	// store's (the recorded graph keeps no URLs), uniform as any other.
+	Links        int64 `json:"links"`
+	URLHashCross int64 `json:"url_hash_cross_links"`
 }
 
 // Overlap is (N − I)/I, N the page rows and I the distinct pages; 0
@@ -93,12 +104,23 @@ func ReadClusterStatus(dir string, now time.Time) (ClusterStatus, error) {
 	}
 	part := cluster.Partitioner{Scheme: cluster.BySite, N: len(names)}
 	seen := map[store.Hash]struct{}{}
+	byHash := func(h store.Hash) uint64 {
+		hi, _ := bits.Mul64(binary.BigEndian.Uint64(h[:8]), uint64(len(names)))
+		return hi
+	}
 	for i, name := range names {
 		p, err := readPartition(filepath.Join(dir, name), now, func(pg store.Page) {
 			cs.Rows++
 			seen[store.HashURL(pg.URL)] = struct{}{}
 			if part.Of(pg.URL) != i {
 				cs.Strays++
+			}
+		}, func(page store.Hash, targets []store.Hash) {
+			cs.Links += int64(len(targets))
+			for _, t := range targets {
+				if byHash(t) != byHash(page) {
+					cs.URLHashCross++
+				}
 			}
 		})
 		if err != nil {
@@ -123,8 +145,9 @@ func ReadClusterStatus(dir string, now time.Time) (ClusterStatus, error) {
 }
 
 // readPartition reads one partition's status, and calls page with each
-// of its page rows (sitemaps left out).
-func readPartition(dir string, now time.Time, page func(store.Page)) (PartitionStatus, error) {
+// of its page rows (sitemaps left out) and links with each page's
+// recorded links.
+func readPartition(dir string, now time.Time, page func(store.Page), links func(store.Hash, []store.Hash)) (PartitionStatus, error) {
 	s, err := Open(dir)
 	if err != nil {
 		return PartitionStatus{}, err
@@ -136,6 +159,9 @@ func readPartition(dir string, now time.Time, page func(store.Page)) (PartitionS
 		}
 		return nil
 	})
+	if err == nil {
+		err = s.ForEachLinks(func(p store.Hash, targets []store.Hash) error { links(p, targets); return nil })
+	}
 	if err != nil {
 		return PartitionStatus{}, err
 	}
@@ -172,7 +198,8 @@ func (cs ClusterStatus) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "pages: %d rows, %d distinct, overlap %.4f, %d rows of another partition's pages\n",
 		cs.Rows, cs.Distinct, cs.Overlap(), cs.Strays)
 	if t := cs.Total; cs.Rows > 0 {
-		fmt.Fprintf(w, "exchange: %.3f URLs sent a page fetched (for %.3f links to other partitions)\n",
-			float64(t.Sent)/float64(cs.Rows), float64(t.Links)/float64(cs.Rows))
+		r := float64(cs.Rows)
+		fmt.Fprintf(w, "exchange: %.3f URLs sent a page fetched (for %.3f links to other partitions); of the %.2f links a page recorded, %.3f would cross partitions under URL hash\n",
+			float64(t.Sent)/r, float64(t.Links)/r, float64(cs.Links)/r, float64(cs.URLHashCross)/r)
 	}
 }

@@ -43,6 +43,15 @@ func TestReadClusterStatus(t *testing.T) {
 		if err := tx.PutPage(store.Page{URL: site[p][0] + "sitemap.xml", Kind: store.KindSitemap, Status: 200, Fetches: 1}, nil); err != nil {
 			t.Fatal(err)
 		}
+		// Links: page a of the first site to itself and two more; its
+		// self-link never crosses partitions, under any hash.
+		a := site[p][0] + "a"
+		if err := tx.SetLinks(a, []string{a, site[p][1] + "a", site[1-p][0] + "a"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.SetLinks(site[p][1]+"a", []string{site[p][1] + "a"}); err != nil {
+			t.Fatal(err)
+		}
 		if err := tx.AddOutbox([]string{site[1-p][1] + "x", site[1-p][2] + "y"}); err != nil {
 			t.Fatal(err)
 		}
@@ -61,6 +70,9 @@ func TestReadClusterStatus(t *testing.T) {
 	}
 	if cs.Rows != 8 || cs.Distinct != 7 || cs.Strays != 1 {
 		t.Errorf("rows %d, distinct %d, strays %d; want 8, 7, 1", cs.Rows, cs.Distinct, cs.Strays)
+	}
+	if cs.Links != 8 || cs.URLHashCross > 4 {
+		t.Errorf("links %d, crossing under URL hash %d; want 8 and at most the 4 that are not self-links", cs.Links, cs.URLHashCross)
 	}
 	if got, want := cs.Overlap(), 1.0/7; got != want {
 		t.Errorf("overlap %g, want 1/7", got)
