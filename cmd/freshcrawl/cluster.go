@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/freshcrawl/freshcrawl/internal/cluster/local"
+	"github.com/freshcrawl/freshcrawl/internal/cluster/node"
 )
 
 // runCluster is `freshcrawl cluster`: an embedded NATS server and N crawl
@@ -34,7 +36,10 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 			err = usagef("-cluster and -node are set by freshcrawl cluster itself")
 		case o.once:
 			err = usagef("-once is not available in a cluster; give -for")
-		case natsDir == "":
+		default:
+			err = checkNodeFlags(o)
+		}
+		if natsDir == "" {
 			natsDir = filepath.Join(o.dataDir, "nats")
 		}
 	}
@@ -59,6 +64,25 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// checkNodeFlags checks the flags each node will be given, as the node
+// would, before any is started.
+func checkNodeFlags(o crawlOptions) error {
+	o.cluster.url, o.cluster.node = "nats://127.0.0.1:4222", "node1"
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg, err := o.config(log)
+	if err != nil {
+		return err
+	}
+	nc, err := o.nodeConfig(cfg, log)
+	if err != nil {
+		return err
+	}
+	if _, err := node.New(nc); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // clusterArgs takes the cluster command's own flags, -nodes and

@@ -50,6 +50,9 @@ func (o *crawlOptions) nodeConfig(cfg crawler.Config, log *slog.Logger) (node.Co
 	if co.every <= 0 {
 		return node.Config{}, usagef("-exchange-every %v is not positive", co.every)
 	}
+	if co.partitions < 1 || co.partitions > cluster.MaxPartitions {
+		return node.Config{}, usagef("-partitions %d: want 1 to %d", co.partitions, cluster.MaxPartitions)
+	}
 	return node.Config{
 		NATS: co.url, Cluster: co.name, Node: co.node, Partitions: co.partitions, TTL: co.ttl, Mode: mode,
 		DataDir: cfg.DataDir, Crawl: cfg, ExchangeEvery: co.every, Logger: log,
@@ -63,14 +66,14 @@ func crawlNode(ctx context.Context, o crawlOptions, cfg crawler.Config, log *slo
 	if err != nil {
 		return err
 	}
-	if seed, addr, ok := cfg.Fetch.Refused(ctx, cfg.Seeds); ok {
-		return usagef("seed %s: %s is a private or loopback address, which the crawler refuses; -allow-private crawls it", seed, addr)
-	}
 	n, err := node.New(nc)
 	if err != nil {
 		return usageError{err}
 	}
 	nc = n.Config()
+	if seed, addr, ok := cfg.Fetch.Refused(ctx, cfg.Seeds); ok {
+		return usagef("seed %s: %s is a private or loopback address, which the crawler refuses; -allow-private crawls it", seed, addr)
+	}
 	fmt.Fprintf(stderr, "freshcrawl crawl: node %s of cluster %s at %s: %s, %d partitions, %s mode, %d seeds, budget %s in all%s\n",
 		nc.Node, nc.Cluster, nc.NATS, nc.DataDir, nc.Partitions, nc.Mode, len(cfg.Seeds), budgetString(cfg.Budget), o.forString())
 	runCtx := ctx
