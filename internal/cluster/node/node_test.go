@@ -64,7 +64,7 @@ func TestNodesCrawl(t *testing.T) {
 	}
 	defer srv.Close()
 	sc := simweb.DefaultConfig()
-	sc.Hosts, sc.PagesPerHost = 8, 15
+	sc.Hosts, sc.PagesPerHost, sc.Churn = 8, 15, 0 // no page born or dying: 120 pages
 	web, err := simweb.New(sc, simweb.NewWallClock(1))
 	if err != nil {
 		t.Fatal(err)
@@ -126,16 +126,22 @@ func TestNodesCrawl(t *testing.T) {
 	}
 	want := sc.Hosts * sc.PagesPerHost
 	deadline := time.Now().Add(60 * time.Second)
-	for web.Audit().Report().Requests < uint64(want+sc.Hosts) && time.Now().Before(deadline) {
-		time.Sleep(200 * time.Millisecond)
+	// Done when the web has served a request a page and robots.txt and then
+	// none for 2 s (a reopened partition asks for robots.txt again).
+	last, lastAt := uint64(0), time.Now()
+	for ; time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if n := web.Audit().Report().Requests; n != last {
+			last, lastAt = n, time.Now()
+		} else if n >= uint64(want+sc.Hosts) && time.Since(lastAt) > 2*time.Second {
+			break
+		}
 	}
-	time.Sleep(2 * time.Second) // the last pages' commits
 	cancel()
 	wg.Wait()
 	part := cluster.Partitioner{Scheme: cluster.BySite, N: 8}
 	held := heldIn(t, dir, part)
 	rep := web.Audit().Report()
-	t.Logf("%d of %d pages held; %d requests; audit %+v", len(held), want, rep.Requests, rep)
+	t.Logf("%d pages held (%d pages and a home page a host); %d requests; audit %+v", len(held), want, rep.Requests, rep)
 	if rep.Violations() != 0 {
 		t.Errorf("audit: %d violations", rep.Violations())
 	}
