@@ -11,6 +11,8 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/cluster"
 	"github.com/freshcrawl/freshcrawl/internal/cluster/node"
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/dataset"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
 // clusterOptions are crawl's flags for a node of a cluster.
@@ -22,6 +24,8 @@ type clusterOptions struct {
 	mode       string
 	ttl        time.Duration
 	every      time.Duration
+	replicate  string
+	top        int
 }
 
 func clusterFlags(fs *flag.FlagSet, o *clusterOptions) {
@@ -32,6 +36,8 @@ func clusterFlags(fs *flag.FlagSet, o *clusterOptions) {
 	fs.StringVar(&o.mode, "cluster-mode", "exchange", "with -cluster, what a partition does with links to other partitions: `exchange` (send them to their owners) or firewall (drop them)")
 	fs.DurationVar(&o.ttl, "lease-ttl", cluster.DefaultTTL, "with -cluster, how long a node's partitions outlive it if it dies, before the others take them over")
 	fs.DurationVar(&o.every, "exchange-every", node.DefaultExchangeEvery, "with -cluster, how often a partition sends the links it found to other partitions")
+	fs.StringVar(&o.replicate, "replicate", "", "with -cluster, a ranks `file` of a previous crawl (rank -data DIR -out FILE): its -replicate-top most linked URLs are held by every node, and links to them are never sent")
+	fs.IntVar(&o.top, "replicate-top", 10000, "with -replicate, how many of the most linked URLs (ch. 3 advises 10,000 to 100,000)")
 }
 
 // nodeConfig returns the node's configuration, the crawl's being cfg.
@@ -53,10 +59,38 @@ func (o *crawlOptions) nodeConfig(cfg crawler.Config, log *slog.Logger) (node.Co
 	if co.partitions < 1 || co.partitions > cluster.MaxPartitions {
 		return node.Config{}, usagef("-partitions %d: want 1 to %d", co.partitions, cluster.MaxPartitions)
 	}
+	replicated, err := co.replicated()
+	if err != nil {
+		return node.Config{}, err
+	}
 	return node.Config{
 		NATS: co.url, Cluster: co.name, Node: co.node, Partitions: co.partitions, TTL: co.ttl, Mode: mode,
-		DataDir: cfg.DataDir, Crawl: cfg, ExchangeEvery: co.every, Logger: log,
+		DataDir: cfg.DataDir, Crawl: cfg, ExchangeEvery: co.every, Replicated: replicated, Logger: log,
 	}, nil
+}
+
+// replicated reads -replicate's most linked URLs, canonical.
+func (co clusterOptions) replicated() ([]string, error) {
+	if co.replicate == "" {
+		return nil, nil
+	}
+	if co.top < 1 {
+		return nil, usagef("-replicate-top %d: want at least 1", co.top)
+	}
+	in, err := dataset.OpenInput(co.replicate)
+	if err != nil {
+		return nil, usagef("-replicate: %v", err)
+	}
+	defer in.Close()
+	top, err := dataset.TopLinked(in, co.top)
+	if err != nil {
+		return nil, usagef("-replicate %s: %v", co.replicate, err)
+	}
+	urls, err := urlx.CanonicalAll(top)
+	if err != nil {
+		return nil, usagef("-replicate %s: %v (a ranks file of a crawl's graph, rank -data, names URLs)", co.replicate, err)
+	}
+	return urls, nil
 }
 
 // crawlNode runs the crawl as a node of a cluster until ctx is done or

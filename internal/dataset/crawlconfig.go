@@ -55,6 +55,8 @@ type CrawlConfig struct {
 	ClusterMode    *string  `toml:"cluster-mode"`
 	LeaseTTL       *string  `toml:"lease-ttl"`
 	ExchangeEvery  *string  `toml:"exchange-every"`
+	Replicate      *string  `toml:"replicate"`
+	ReplicateTop   *int     `toml:"replicate-top"`
 }
 
 // ReadCrawlConfig reads and decodes a config file. Its errors are one
@@ -184,5 +186,7 @@ func (f *CrawlConfig) Settings(dir string) []Setting {
 	str("cluster-mode", "cluster-mode", f.ClusterMode)
 	str("lease-ttl", "lease-ttl", f.LeaseTTL)
 	str("exchange-every", "exchange-every", f.ExchangeEvery)
+	path("replicate", "replicate", f.Replicate)
+	integer("replicate-top", f.ReplicateTop)
 	return out
 }
