@@ -36,6 +36,8 @@
 #   PARTITIONS [16] QUIET [10] WEB_PORT [18110]
 #   SEEDS [all]               seed only the first SEEDS hosts (ch. 3 seeds a few:
 #                             firewall mode then misses what other partitions link)
+#   REPLICATE [""]            K: the cluster runs replicate the K most linked URLs of
+#                             the one-process crawl (rank -data -out, -replicate)
 #   KEEP [0]                  1 keeps the temp dir (data directories, logs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -99,6 +101,12 @@ allowed=$((served - ${disallowed:-0}))
 rows+=("$(awk -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" -v h="$one_held" -v u="$allowed" -v a="$one_audit" \
 	'BEGIN{printf "%-22s %7.1f %8.0f %7d %9.4f %7.4f %8s %9s %11s %9s %s", "one process", w, h/w, h, h/u, 1, "-", "-", "-", "-", a}')")
 
+replicate=()
+if [[ -n ${REPLICATE:-} ]]; then
+	"$tmp/freshcrawl" rank -data "$tmp/one" -out "$tmp/ranks.tsv" >/dev/null || die "rank -data failed"
+	replicate=(-replicate "$tmp/ranks.tsv" -replicate-top "$REPLICATE")
+fi
+
 for nodes in $NODES; do
 	for mode in $MODES; do
 		log "$nodes nodes, $mode"
@@ -106,7 +114,7 @@ for nodes in $NODES; do
 		dir=$tmp/c-$nodes-$mode
 		t0=$(date +%s.%N)
 		"$tmp/freshcrawl" cluster -nodes "$nodes" -data "$dir" -partitions "$PARTITIONS" -cluster-mode "$mode" \
-			"${flags[@]}" >"$tmp/c.out" 2>"$tmp/c.err" &
+			"${flags[@]}" "${replicate[@]}" >"$tmp/c.out" 2>"$tmp/c.err" &
 		pid=$!
 		last=-1 quiet=0
 		while kill -0 "$pid" 2>/dev/null; do
@@ -135,7 +143,7 @@ for nodes in $NODES; do
 	done
 done
 
-printf '\nweb: %d hosts × %d pages, static, %d pages served, %d that robots.txt allows; %d seeds; -delay %s, no budget, %d partitions\n' \
-	"$HOSTS" "$PAGES" "$served" "$allowed" "$(wc -l <"$tmp/seeds.txt")" "$DELAY" "$PARTITIONS"
+printf '\nweb: %d hosts × %d pages, static, %d pages served, %d that robots.txt allows; %d seeds; -delay %s, no budget, %d partitions%s\n' \
+	"$HOSTS" "$PAGES" "$served" "$allowed" "$(wc -l <"$tmp/seeds.txt")" "$DELAY" "$PARTITIONS" "${REPLICATE:+; the $REPLICATE most linked URLs replicated}"
 printf '%-22s %7s %8s %7s %9s %7s %8s %9s %11s %9s %s\n' "run" "wall s" "pages/s" "held" "coverage" "vs one" "overlap" "URLs/page" "links/page" "URL-hash" "audit d/c/cd/dis"
 for r in "${rows[@]}"; do printf '%s\n' "$r"; done
