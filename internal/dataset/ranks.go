@@ -16,8 +16,9 @@ import (
 // backlink count, tab-separated, a line a node), and returns the k nodes
 // with the most backlinks, most first (ties in file order): the popular
 // URLs of a previous crawl that a cluster replicates at every node
-// (dissertation §3.8, which takes them by in-link count). A malformed line
-// is an error naming it.
+// (dissertation §3.8, which takes them by in-link count). Nodes without a
+// name (a crawl's link target whose URL it no longer knows) are passed
+// over. A malformed line is an error naming it.
 func TopLinked(r io.Reader, k int) ([]string, error) {
 	h := &linkedHeap{}
 	sc := bufio.NewScanner(r)
@@ -28,15 +29,15 @@ func TopLinked(r io.Reader, k int) ([]string, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 4 || f[0] == "" {
+		if len(f) != 4 {
 			return nil, fmt.Errorf("ranks line %d: want node, pagerank, IR and backlinks, tab-separated", n)
 		}
 		links, err := strconv.ParseInt(f[3], 10, 64)
 		if err != nil || links < 0 {
 			return nil, fmt.Errorf("ranks line %d: backlinks %q", n, f[3])
 		}
-		if k <= 0 {
-			continue
+		if k <= 0 || f[0] == "" {
+			continue // a node whose URL the crawl no longer knows cannot be replicated
 		}
 		e := linked{node: f[0], links: links, line: n}
 		switch {

@@ -38,7 +38,10 @@ func TestTopLinked(t *testing.T) {
 			t.Errorf("k=%d: got %d nodes, first %v; want first %v", k, len(got), got[:min(3, len(got))], want[:min(3, len(want))])
 		}
 	}
-	for _, bad := range []string{"a\t1\t2\n", "a\t1\t2\tx\n", "\t1\t2\t3\n", "a\t1\t2\t-1\n"} {
+	if got, err := TopLinked(strings.NewReader("\t1\t2\t99\nb\t1\t2\t3\n"), 5); err != nil || !slices.Equal(got, []string{"b"}) {
+		t.Errorf("a nameless node: %q, %v; want it passed over", got, err)
+	}
+	for _, bad := range []string{"a\t1\t2\n", "a\t1\t2\tx\n", "a\t1\t2\t-1\n"} {
 		if _, err := TopLinked(strings.NewReader(bad), 5); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
