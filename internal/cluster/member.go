@@ -59,11 +59,9 @@ const (
 	MinTTL        = 300 * time.Millisecond
 )
 
+// nameRE is what may name a cluster or a node: it becomes part of
+// JetStream names.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidName reports whether s may name a cluster or a node: 1 to 64
-// letters, digits, - and _ (it becomes part of JetStream names).
-func ValidName(s string) bool { return nameRE.MatchString(s) }
 
 // Member is a node's view of the cluster: the live nodes and the leases it
 // holds. It is not safe for concurrent use; one goroutine ticks it.
@@ -80,6 +78,34 @@ type lease struct {
 	renewed time.Time // when the renewal that wrote rev began
 }
 
+// Check fills the zero fields of c with their defaults and reports the
+// first that is out of range.
+func (c *MemberConfig) Check() error {
+	if c.Cluster == "" {
+		c.Cluster = "freshcrawl"
+	}
+	if c.Partitions == 0 {
+		c.Partitions = DefaultPartitions
+	}
+	if c.TTL == 0 {
+		c.TTL = DefaultTTL
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	switch {
+	case !nameRE.MatchString(c.Cluster):
+		return fmt.Errorf("cluster: name %q: want 1–64 letters, digits, - or _", c.Cluster)
+	case !nameRE.MatchString(c.Node):
+		return fmt.Errorf("cluster: node name %q: want 1–64 letters, digits, - or _", c.Node)
+	case c.Partitions < 1 || c.Partitions > MaxPartitions:
+		return fmt.Errorf("cluster: %d partitions: want 1 to %d", c.Partitions, MaxPartitions)
+	case c.TTL < MinTTL:
+		return fmt.Errorf("cluster: lease TTL %v: want at least %v", c.TTL, MinTTL)
+	}
+	return nil
+}
+
 // ErrPartitions is returned by Join when the cluster was started with a
 // different number of partitions.
 var ErrPartitions = errors.New("cluster: partition count differs from the cluster's")
@@ -88,27 +114,8 @@ var ErrPartitions = errors.New("cluster: partition count differs from the cluste
 // partition count against the cluster's, and returns the node's Member.
 // It holds no lease until the first Tick.
 func Join(ctx context.Context, js jetstream.JetStream, cfg MemberConfig) (*Member, error) {
-	if cfg.Cluster == "" {
-		cfg.Cluster = "freshcrawl"
-	}
-	if cfg.Partitions == 0 {
-		cfg.Partitions = DefaultPartitions
-	}
-	if cfg.TTL == 0 {
-		cfg.TTL = DefaultTTL
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	switch {
-	case !nameRE.MatchString(cfg.Cluster):
-		return nil, fmt.Errorf("cluster: name %q: want 1–64 letters, digits, - or _", cfg.Cluster)
-	case !nameRE.MatchString(cfg.Node):
-		return nil, fmt.Errorf("cluster: node name %q: want 1–64 letters, digits, - or _", cfg.Node)
-	case cfg.Partitions < 1 || cfg.Partitions > MaxPartitions:
-		return nil, fmt.Errorf("cluster: %d partitions: want 1 to %d", cfg.Partitions, MaxPartitions)
-	case cfg.TTL < MinTTL:
-		return nil, fmt.Errorf("cluster: lease TTL %v: want at least %v", cfg.TTL, MinTTL)
+	if err := cfg.Check(); err != nil {
+		return nil, err
 	}
 	config, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: cfg.Cluster + "-config", Storage: jetstream.FileStorage})
 	if err != nil {

@@ -17,8 +17,7 @@ type Relay struct {
 	Store       *store.Store
 	Exchange    *Exchange
 	Partitioner Partitioner
-	Self        int         // the partition whose outbox this is
-	Replicated  *Replicated // URLs every node holds, never sent; may be nil
+	Self        int // the partition whose outbox this is
 	// Rows bounds the outbox rows (one per page with such links) one
 	// exchange takes; 0 means all.
 	Rows int
@@ -53,7 +52,7 @@ func (r *Relay) Flush(ctx context.Context) (Flushed, error) {
 		f.Rows++
 		for _, u := range urls {
 			p := r.Partitioner.Of(u)
-			if p == r.Self || r.Replicated.Has(u) {
+			if p == r.Self {
 				continue
 			}
 			b.Add(p, u, 1)

@@ -142,7 +142,9 @@ func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int
 			continue
 		}
 		if c.cfg.Owns != nil && !c.cfg.Owns(d.url) {
-			foreign = append(foreign, d.url)
+			if c.cfg.Outbox != nil && c.cfg.Outbox(d.url) {
+				foreign = append(foreign, d.url)
+			}
 			continue
 		}
 		if _, ok := byHost[host]; !ok {
@@ -150,10 +152,8 @@ func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int
 		}
 		byHost[host] = append(byHost[host], store.Item{URL: d.url, Kind: d.kind, Hops: d.hops})
 	}
-	if c.cfg.Outbox {
-		if err := txn.AddOutbox(foreign); err != nil {
-			return 0, err
-		}
+	if err := txn.AddOutbox(foreign); err != nil {
+		return 0, err
 	}
 	total := 0
 	for _, host := range order {
@@ -197,10 +197,9 @@ func (c *Crawler) admissible(u, site string) bool {
 	return true
 }
 
-// Admit queues the canonical urls among those another partition found for
-// this one (Config.Owns), in a transaction of its own, and returns how
-// many were new once it is committed. It waits out a commit in progress,
-// whose fresh views of its hosts (release.go) must not count them.
+// Admit queues and counts (store.CounterReceived) the canonical urls another
+// partition found for this one, in a transaction of its own, and returns how
+// many were new. It waits out a commit in progress (release.go's views).
 func (c *Crawler) Admit(urls []string) (int, error) {
 	found := make([]discovered, 0, len(urls))
 	for _, u := range urls {
@@ -217,6 +216,8 @@ func (c *Crawler) Admit(urls []string) (int, error) {
 		txn.Abort()
 		return 0, fmt.Errorf("crawl: admit: %w", err)
 	}
+	txn.Add(store.CounterReceived, int64(len(urls)))
+	txn.Add(store.CounterAdmitted, int64(n))
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("crawl: admit: %w", err)
 	}

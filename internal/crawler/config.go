@@ -110,13 +110,12 @@ type Config struct {
 	// of pages whose robots meta tag says nofollow.
 	FollowNofollow bool
 	// Owns, when set, makes the crawl one partition of a cluster
-	// (internal/cluster): a URL it does not own is not queued. With
-	// Outbox set, links to such URLs go to the store's outbox, in the
-	// transaction of the page that found them, for the cluster to send to
-	// their owners (exchange mode); otherwise they are dropped (firewall
-	// mode). Admit queues what the other partitions send.
-	Owns   func(url string) bool
-	Outbox bool
+	// (internal/cluster): a URL it does not own is not queued. Links to
+	// such URLs that Outbox (if set) accepts go to the store's outbox, in
+	// the transaction of the page that found them, for the cluster to send
+	// to their owners (exchange mode); the rest are dropped (firewall mode,
+	// replicated URLs). Admit queues what the other partitions send.
+	Owns, Outbox func(url string) bool
 	// Fetch configures the HTTP client (user agent, limits, private
 	// addresses, resolver overrides). MaxConnsPerHost is forced to 1.
 	Fetch fetch.Config

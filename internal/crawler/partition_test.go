@@ -9,6 +9,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/cluster"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
+	"github.com/freshcrawl/freshcrawl/internal/urlx"
 )
 
 // heldPages returns the URLs a store holds.
@@ -93,7 +94,9 @@ func partitionCrawl(t *testing.T, exchange bool) {
 	for p := range cs {
 		cfg := testConfig(t, t.TempDir(), addr)
 		cfg.Delay = 25 * time.Millisecond
-		cfg.Outbox = exchange
+		if exchange {
+			cfg.Outbox = func(string) bool { return true }
+		}
 		cfg.Owns = func(u string) bool { return part.Of(u) == p }
 		if exchange || p == 0 {
 			cfg.Seeds = seedsOf(web) // in firewall mode, partition 1 gets none
@@ -176,4 +179,56 @@ func TestReopenWaitsDelay(t *testing.T) {
 			t.Errorf("audit over both runs: %d requests, %d violations: %+v", rep.Requests, rep.Violations(), rep)
 		}
 	})
+}
+
+// TestOutboxFilter: a partition's links to other partitions reach its
+// outbox only if Config.Outbox accepts them (the cluster's replicated
+// URLs do not). The same crawl twice, in the same virtual time: with a
+// filter that takes everything, links to one foreign host are in the
+// outbox; with one that refuses that host, none are, and those to the
+// other foreign hosts still are.
+func TestOutboxFilter(t *testing.T) {
+	outboxHosts := func(refuse string) map[string]int {
+		var hosts map[string]int
+		bubble(t, func(t *testing.T) {
+			sc := simweb.DefaultConfig()
+			sc.Hosts, sc.PagesPerHost = 4, 40
+			web, addr := testWeb(t, sc, 1)
+			names := seedsOf(web)
+			own := urlx.Host(names[0])
+			cfg := testConfig(t, t.TempDir(), addr)
+			cfg.Seeds, cfg.Delay = names, 10*time.Millisecond
+			cfg.Owns = func(u string) bool { return urlx.Host(u) == own }
+			cfg.Outbox = func(u string) bool { return urlx.Host(u) != refuse }
+			c := newCrawler(t, cfg)
+			runFor(t, c, 3*time.Second)
+			hosts = map[string]int{}
+			if err := c.Store().Outbox(1<<20, func(_ uint64, urls []string) error {
+				for _, u := range urls {
+					hosts[urlx.Host(u)]++
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return hosts
+	}
+	all := outboxHosts("")
+	var refused string
+	for h, n := range all {
+		if n > 0 && (refused == "" || h < refused) {
+			refused = h
+		}
+	}
+	if refused == "" || len(all) < 2 {
+		t.Fatalf("outbox hosts %v: want links to at least two foreign hosts", all)
+	}
+	some := outboxHosts(refused)
+	if some[refused] != 0 || len(some) != len(all)-1 {
+		t.Errorf("refusing %s: outbox hosts %v, without the filter %v", refused, some, all)
+	}
 }

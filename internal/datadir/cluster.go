@@ -153,19 +153,14 @@ func readPartition(dir string, now time.Time, page func(store.Page), links func(
 		return PartitionStatus{}, err
 	}
 	defer s.Close()
-	err = s.ForEachPage(func(pg store.Page) error {
+	st, err := statusOf(s, dir, now, func(pg store.Page) {
 		if pg.Kind == store.KindPage {
 			page(pg)
 		}
-		return nil
 	})
 	if err == nil {
 		err = s.ForEachLinks(func(p store.Hash, targets []store.Hash) error { links(p, targets); return nil })
 	}
-	if err != nil {
-		return PartitionStatus{}, err
-	}
-	st, err := StatusOf(s, dir, now)
 	if err != nil {
 		return PartitionStatus{}, err
 	}

@@ -224,6 +224,13 @@ func ReadStatus(dir string, now time.Time) (Status, error) {
 // a running crawl's own, whose reads see a consistent snapshot of each
 // part (the parts are read one after the other).
 func StatusOf(s *store.Store, dir string, now time.Time) (Status, error) {
+	return statusOf(s, dir, now, nil)
+}
+
+// statusOf is StatusOf, calling onPage (if set) with every page row as
+// the status reads it, so that a caller wanting more of the rows needs no
+// second pass over them (cluster.go).
+func statusOf(s *store.Store, dir string, now time.Time, onPage func(store.Page)) (Status, error) {
 	st := Status{Dir: dir}
 	var err error
 	st.Seen = s.SeenCount()
@@ -233,7 +240,7 @@ func StatusOf(s *store.Store, dir string, now time.Time) (Status, error) {
 	if err := st.readQueues(s); err != nil {
 		return Status{}, err
 	}
-	if err := st.readPages(s, now); err != nil {
+	if err := st.readPages(s, now, onPage); err != nil {
 		return Status{}, err
 	}
 	if st.ScopeHosts, st.ScopeSites, err = s.Scope(); err != nil {
@@ -319,9 +326,9 @@ func (st *Status) readQueues(s *store.Store) error {
 	})
 }
 
-// readPages sums the page rows, sitemaps apart; a revisit due at or before
-// now is overdue.
-func (st *Status) readPages(s *store.Store, now time.Time) error {
+// readPages sums the page rows, sitemaps apart, and hands each to onPage
+// if set; a revisit due at or before now is overdue.
+func (st *Status) readPages(s *store.Store, now time.Time, onPage func(store.Page)) error {
 	var rates []float64
 	defer func() {
 		if len(rates) > 0 {
@@ -330,6 +337,9 @@ func (st *Status) readPages(s *store.Store, now time.Time) error {
 		}
 	}()
 	return s.ForEachPage(func(p store.Page) error {
+		if onPage != nil {
+			onPage(p)
+		}
 		if p.Held && p.Kind == store.KindPage && p.Rate > 0 {
 			perDay := p.Rate * 86400
 			rates = append(rates, perDay)

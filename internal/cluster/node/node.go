@@ -108,17 +108,8 @@ func (c *Config) defaults() error {
 	if c.Scheme == 0 {
 		c.Scheme = cluster.BySite
 	}
-	if c.Cluster == "" {
-		c.Cluster = "freshcrawl"
-	}
 	if c.Node == "" {
 		c.Node = DefaultName()
-	}
-	if c.Partitions == 0 {
-		c.Partitions = cluster.DefaultPartitions
-	}
-	if c.TTL == 0 {
-		c.TTL = cluster.DefaultTTL
 	}
 	if c.ExchangeEvery == 0 {
 		c.ExchangeEvery = DefaultExchangeEvery
@@ -126,8 +117,11 @@ func (c *Config) defaults() error {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	var err error
+	mc := c.member()
+	err := mc.Check()
+	c.Cluster, c.Partitions, c.TTL = mc.Cluster, mc.Partitions, mc.TTL
 	switch {
+	case err != nil:
 	case c.NATS == "":
 		err = errors.New("no NATS server URL")
 	case c.DataDir == "":
@@ -136,14 +130,6 @@ func (c *Config) defaults() error {
 		err = errors.New("cross-over mode is for the ch. 3 experiments (freshcrawl reproduce): a node fetching another's hosts would break their politeness")
 	case c.Scheme != cluster.BySite:
 		err = fmt.Errorf("partitioning %v splits hosts over nodes, which would break their politeness; the crawler partitions by site", c.Scheme)
-	case !cluster.ValidName(c.Node):
-		err = fmt.Errorf("node name %q: want 1–64 letters, digits, - or _", c.Node)
-	case !cluster.ValidName(c.Cluster):
-		err = fmt.Errorf("cluster name %q: want 1–64 letters, digits, - or _", c.Cluster)
-	case c.Partitions < 1 || c.Partitions > cluster.MaxPartitions:
-		err = fmt.Errorf("%d partitions: want 1 to %d", c.Partitions, cluster.MaxPartitions)
-	case c.TTL < cluster.MinTTL:
-		err = fmt.Errorf("lease TTL %v: want at least %v", c.TTL, cluster.MinTTL)
 	case c.ExchangeEvery < 0:
 		err = fmt.Errorf("exchange period %v is negative", c.ExchangeEvery)
 	}
@@ -151,6 +137,11 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
+}
+
+// member is the node's membership configuration.
+func (c *Config) member() cluster.MemberConfig {
+	return cluster.MemberConfig{Cluster: c.Cluster, Node: c.Node, Partitions: c.Partitions, TTL: c.TTL}
 }
 
 // DefaultName is a node's name when none is given: the host's name
@@ -189,7 +180,7 @@ func (n *Node) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("node: %w", err)
 	}
-	n.member, err = cluster.Join(ctx, js, cluster.MemberConfig{Cluster: cfg.Cluster, Node: cfg.Node, Partitions: cfg.Partitions, TTL: cfg.TTL})
+	n.member, err = cluster.Join(ctx, js, cfg.member())
 	if err != nil {
 		return err
 	}

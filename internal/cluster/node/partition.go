@@ -7,7 +7,6 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/cluster"
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
-	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 // partition is one partition this node crawls: its crawl, the loops that
@@ -31,7 +30,11 @@ func (n *Node) start(ctx context.Context, p int, until time.Time, failed chan<- 
 	// Every seed, so that the scope is the crawl's: the partition queues
 	// its own, and their owners the others.
 	cfg.Owns = func(u string) bool { return n.part.Of(u) == p }
-	cfg.Outbox = n.cfg.Mode == cluster.ModeExchange
+	exchange := n.cfg.Mode == cluster.ModeExchange
+	if exchange {
+		// Every node holds the replicated URLs: links to them stay home.
+		cfg.Outbox = func(u string) bool { return !n.replica.Has(u) }
+	}
 	cfg.Budget = n.cfg.Crawl.Budget / float64(n.cfg.Partitions)
 	cfg.Logger = n.log.With("partition", p)
 	c, err := crawler.New(cfg)
@@ -52,7 +55,7 @@ func (n *Node) start(ctx context.Context, p int, until time.Time, failed chan<- 
 			}
 		}
 	})
-	if cfg.Outbox {
+	if exchange {
 		pt.done.Go(func() { n.sendLoop(pctx, pt) })
 	}
 	pt.done.Go(func() { n.receiveLoop(pctx, pt) })
@@ -121,7 +124,7 @@ func (n *Node) sendLoop(ctx context.Context, pt *partition) {
 
 // send flushes the partition's outbox once.
 func (n *Node) send(ctx context.Context, pt *partition) {
-	r := cluster.Relay{Store: pt.c.Store(), Exchange: n.exchange, Partitioner: n.part, Self: pt.p, Replicated: n.replica}
+	r := cluster.Relay{Store: pt.c.Store(), Exchange: n.exchange, Partitioner: n.part, Self: pt.p}
 	f, err := r.Flush(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -146,15 +149,6 @@ func (n *Node) receiveLoop(ctx context.Context, pt *partition) {
 			}
 			added, err := pt.c.Admit(urls)
 			if err != nil {
-				return err
-			}
-			// The counts are the partition's too (freshcrawl status); they
-			// commit apart from the URLs, so a crash between may lose one
-			// parcel's.
-			txn := pt.c.Store().Begin()
-			txn.Add(store.CounterReceived, int64(len(urls)))
-			txn.Add(store.CounterAdmitted, int64(added))
-			if err := txn.Commit(); err != nil {
 				return err
 			}
 			n.mu.Lock()
