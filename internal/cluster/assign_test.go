@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // TestScoreStable pins the rendezvous weights: nodes of different
@@ -21,6 +24,11 @@ func TestScoreStable(t *testing.T) {
 	for _, tt := range tests {
 		if got := score(tt.node, tt.p); got != tt.want {
 			t.Errorf("score(%q, %d) = %#x, want %#x", tt.node, tt.p, got, tt.want)
+		}
+		// The documented layout, hashed by the library directly: the
+		// pinned values are xxhash64 of the name and 8 big-endian bytes.
+		if layout := xxhash.Sum64(binary.BigEndian.AppendUint64([]byte(tt.node), uint64(tt.p))); layout != tt.want {
+			t.Errorf("xxhash64(%q ‖ BE8(%d)) = %#x, pinned %#x", tt.node, tt.p, layout, tt.want)
 		}
 	}
 }
