@@ -81,7 +81,7 @@ func (o *outcome) take() int {
 	for _, q := range seqs {
 		h.nextSeq = max(h.nextSeq, q+1)
 	}
-	h.head = dropThrough(h.head, seqs...)
+	h.head = store.DropThrough(h.head, seqs...)
 	if idle(o) {
 		h.head = nil
 	}

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/clock"
-	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 // This file is the last step of a commit (commit.go): the scheduler
@@ -218,26 +217,6 @@ func settleWork(h *host, o *outcome, r *record, v view, n int) {
 // candidate, which means the scheduler's view of the host was stale.
 func idle(o *outcome) bool {
 	return o.page == nil && len(o.skipped) == 0 && o.robots == nil && o.end.IsZero() && o.waitUntil.IsZero()
-}
-
-// dropThrough removes from a host's head buffer the items up to and
-// including the largest of seqs, which have left the queue.
-func dropThrough(head []store.QueuedItem, seqs ...uint64) []store.QueuedItem {
-	if len(seqs) == 0 {
-		return head
-	}
-	last := seqs[0]
-	for _, q := range seqs[1:] {
-		last = max(last, q)
-	}
-	i := 0
-	for i < len(head) && head[i].Seq <= last {
-		i++
-	}
-	if i == len(head) {
-		return nil
-	}
-	return head[i:]
 }
 
 func recOf(recs []*record, i int) *record {

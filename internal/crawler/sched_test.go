@@ -10,7 +10,6 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/clock"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
-	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
 // schedModel is a brute-force scheduler: a list of hosts, each with the
@@ -213,39 +212,4 @@ func TestSchedulerNext(t *testing.T) {
 			t.Errorf("next returned %v after the start, want when its context ended at 90ms", d)
 		}
 	})
-}
-
-func TestDropThrough(t *testing.T) {
-	head := func(seqs ...uint64) []store.QueuedItem {
-		var out []store.QueuedItem
-		for _, q := range seqs {
-			out = append(out, store.QueuedItem{Seq: q})
-		}
-		return out
-	}
-	seqsOf := func(h []store.QueuedItem) []uint64 {
-		var out []uint64
-		for _, q := range h {
-			out = append(out, q.Seq)
-		}
-		return out
-	}
-	tests := []struct {
-		head, drop, want []uint64
-	}{
-		{[]uint64{4, 5, 6, 7}, nil, []uint64{4, 5, 6, 7}},
-		{[]uint64{4, 5, 6, 7}, []uint64{4}, []uint64{5, 6, 7}},
-		{[]uint64{4, 5, 6, 7}, []uint64{4, 5, 6}, []uint64{7}},
-		{[]uint64{4, 5, 6, 7}, []uint64{6, 4}, []uint64{7}},
-		{[]uint64{4, 5, 6, 7}, []uint64{7}, nil},
-		{[]uint64{4, 5, 6, 7}, []uint64{9}, nil},
-		{nil, []uint64{1}, nil},
-		{[]uint64{0, 1}, []uint64{0}, []uint64{1}},
-	}
-	for _, tt := range tests {
-		got := seqsOf(dropThrough(head(tt.head...), tt.drop...))
-		if !slices.Equal(got, tt.want) {
-			t.Errorf("dropThrough(%v, %v) = %v, want %v", tt.head, tt.drop, got, tt.want)
-		}
-	}
 }

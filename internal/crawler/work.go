@@ -207,7 +207,7 @@ func (c *Crawler) try(ctx context.Context, o *outcome, cand candidate, now time.
 		return true
 	}
 	group := entry.File.Group(c.agent)
-	o.delay = c.hostDelay(group)
+	o.delay = group.Delay(c.cfg.Delay, c.cfg.MaxCrawlDelay)
 	if group.Allowed(u.RequestURI()) {
 		switch {
 		case !cand.fromDue.IsZero():
@@ -336,15 +336,6 @@ func (c *Crawler) queueCandidates(h *host) ([]candidate, error) {
 	return out, nil
 }
 
-// hostDelay is the gap a host's robots.txt group asks for, within bounds.
-func (c *Crawler) hostDelay(g *robots.Group) time.Duration {
-	d := c.cfg.Delay
-	if cd, ok := g.CrawlDelay(); ok {
-		d = max(d, min(cd, c.cfg.MaxCrawlDelay))
-	}
-	return d
-}
-
 // fetchRobots fetches u's robots.txt, following up to MaxRedirects
 // redirects (RFC 9309 §2.3.1.2: at least five), each after the host's
 // delay, and records the answer in the cache.
@@ -403,7 +394,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, o *outcome, u *url.URL) {
 			"until", entry.Expires.Format(time.RFC3339))
 	}
 	if entry.File != nil {
-		o.delay = c.hostDelay(entry.File.Group(c.agent))
+		o.delay = entry.File.Group(c.agent).Delay(c.cfg.Delay, c.cfg.MaxCrawlDelay)
 		o.sitemaps = entry.File.Sitemaps()
 	}
 	o.sitemaps = append(o.sitemaps, key+"/sitemap.xml")

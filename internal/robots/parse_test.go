@@ -386,6 +386,27 @@ func TestCrawlDelay(t *testing.T) {
 	}
 }
 
+// TestGroupDelay: the gap is the crawler's floor, or a longer Crawl-delay
+// up to the ceiling; a group without one, or no group, gives the floor.
+func TestGroupDelay(t *testing.T) {
+	g := func(s string) *Group { return Parse([]byte(s)).Group("x") }
+	tests := []struct {
+		g    *Group
+		want time.Duration
+	}{
+		{g("User-agent: *\nCrawl-delay: 5\n"), 5 * time.Second},
+		{g("User-agent: *\nCrawl-delay: 0.1\n"), time.Second},
+		{g("User-agent: *\nCrawl-delay: 600\n"), time.Minute},
+		{g("User-agent: *\nDisallow: /\n"), time.Second},
+		{nil, time.Second},
+	}
+	for i, tt := range tests {
+		if got := tt.g.Delay(time.Second, time.Minute); got != tt.want {
+			t.Errorf("case %d: Delay = %v, want %v", i, got, tt.want)
+		}
+	}
+}
+
 // TestSitemaps: RFC 9309 §2.2.4 allows other records such as Sitemap; they
 // belong to the file, not to a group (Google: "sitemap ... isn't tied to any
 // specific user agent").

@@ -91,6 +91,15 @@ func (g *Group) CrawlDelay() (time.Duration, bool) {
 	return g.delay, g.hasDelay
 }
 
+// Delay is the gap a crawler leaves between two requests to the host: its
+// own floor, or the group's Crawl-delay if longer, up to ceiling.
+func (g *Group) Delay(floor, ceiling time.Duration) time.Duration {
+	if cd, ok := g.CrawlDelay(); ok {
+		return max(floor, min(cd, ceiling))
+	}
+	return floor
+}
+
 // decide returns the rule that decides for the canonical path p, or nil if
 // no rule matches.
 func (g *Group) decide(p string) *rule {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -59,6 +60,24 @@ type Item struct {
 type QueuedItem struct {
 	Item
 	Seq uint64
+}
+
+// DropThrough removes from the head of a host's queue (as Queued read
+// it, in order) the items up to and including the largest of seqs,
+// which have left the queue.
+func DropThrough(head []QueuedItem, seqs ...uint64) []QueuedItem {
+	if len(seqs) == 0 {
+		return head
+	}
+	last := slices.Max(seqs)
+	i := 0
+	for i < len(head) && head[i].Seq <= last {
+		i++
+	}
+	if i == len(head) {
+		return nil
+	}
+	return head[i:]
 }
 
 // encodeItem lays an item out as kind, hops, then the URL bytes.
