@@ -75,10 +75,10 @@ type runMark struct {
 func (c *Crawler) stageRun(txn *store.Txn, now time.Time) error {
 	r, m := &c.cm.run, &c.cm.marks
 	if r.Started.IsZero() {
-		r.Started, r.Budget = time.Unix(0, c.started.Load()), c.cfg.Budget
+		r.Started = time.Unix(0, c.started.Load())
 		m[0].at, m[1].at = r.Started, r.Started
 	}
-	r.At, r.Requests = now, c.stats.requests.Load()
+	r.At, r.Requests, r.Budget = now, c.stats.requests.Load(), c.limiter.Rate()
 	if now.Sub(m[1].at) >= store.RunWindow {
 		m[0], m[1] = m[1], runMark{now, r.Requests}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/crawler/budget"
 	"github.com/freshcrawl/freshcrawl/internal/fetch"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
@@ -75,8 +76,11 @@ type Config struct {
 	// case).
 	Topic string
 	// Budget is the global rate of requests, per second, over all hosts.
-	// Zero means no limit other than politeness and Workers.
+	// Zero means no limit other than politeness and Workers. With a Pool,
+	// the requests are the pool's (budget.Share) and Budget is the crawl's
+	// share of it, which its refresh plan divides.
 	Budget float64
+	Pool   *budget.Limiter
 	// Delay is the least time between the end of one request to a host
 	// and the start of the next. Zero means DefaultDelay; negative means
 	// no delay (for benchmarks on one's own servers).

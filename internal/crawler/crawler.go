@@ -103,7 +103,8 @@ type Stats struct {
 	InFlight    int    // hosts with a request in flight
 	Uncommitted int    // outcomes whose requests were answered, not yet committed
 	Scope       Scope  // which links are followed (on a resume without one, the crawl's own)
-	// Budget is the configured budget in requests per second (0: none);
+	// Budget is the budget in requests per second (0: none), as
+	// configured or as SetBudget last set it;
 	// Started is when Run began (zero before), At when these Stats were
 	// taken, both on the crawler's clock. BudgetUsed reads them.
 	Budget      float64
@@ -246,7 +247,7 @@ func (c *Crawler) open(warcDir string, seeds []string) error {
 	if err := c.rebuild(); err != nil {
 		return err
 	}
-	c.limiter = budget.New(c.cfg.Budget, c.now)
+	c.limiter = budget.Share(c.cfg.Pool, c.cfg.Budget, c.now)
 	c.fetcher = c.cfg.Fetcher
 	if c.fetcher == nil {
 		fc := c.cfg.Fetch
@@ -500,7 +501,7 @@ func (c *Crawler) Stats() Stats {
 		Trapped: c.stats.trapped.Load(), Revisits: c.stats.revisits.Load(), Bytes: c.stats.bytes.Load(),
 		Held: c.held.Load(), Seen: c.store.SeenCount(), Evicted: c.stats.evicted.Load(),
 		Commits: c.stats.commits.Load(),
-		Budget:  c.cfg.Budget, At: c.now(), Scope: c.cfg.Scope,
+		Budget:  c.limiter.Rate(), At: c.now(), Scope: c.cfg.Scope,
 	}
 	if ns := c.started.Load(); ns != 0 {
 		st.Started = time.Unix(0, ns)
@@ -511,6 +512,13 @@ func (c *Crawler) Stats() Stats {
 	c.sched.mu.Unlock()
 	return st
 }
+
+// SetBudget changes the crawl's budget (requests a second, > 0) from its
+// next request on: a cluster gives each partition the share of its budget
+// that partition's pages ask for (refresh.SharePlan). With a Pool it is the
+// crawl's share, the pool's rate being its owner's to set. A crawl without
+// a budget keeps none.
+func (c *Crawler) SetBudget(b float64) { c.limiter.SetRate(b) }
 
 // Close finishes the WARC file and closes the store. Call it after Run has
 // returned.

@@ -84,10 +84,16 @@ func (m *Module) multiplier() float64 {
 	return m.planner.Multiplier()
 }
 
-// syncPlanner gives the planner the budget it divides and the longest
-// interval as they stand now.
+// syncPlanner gives the planner the budget it divides (or, in a
+// cluster, the parameter the cluster's plan solved: share.go) and the
+// longest interval as they stand now.
 func (m *Module) syncPlanner() {
-	m.planner.SetBudget(m.planBudget())
+	if sh := m.shared.Load(); sh != nil && sh.Param > 0 {
+		m.planner.Pin(sh.Param)
+	} else {
+		m.planner.Pin(0)
+		m.planner.SetBudget(m.planBudget())
+	}
 	m.planner.SetMaxInterval(m.maxRevisit().Seconds())
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/schedule"
@@ -143,31 +144,41 @@ func (m *Module) openPlan() error {
 	if err != nil {
 		return err
 	}
-	var rule schedule.Rule
-	switch {
-	case m.cfg.Policy == Proportional:
-		rule = schedule.Proportional
-	case m.cfg.Policy != Optimal:
-		return nil
-	case m.cfg.Objective == Age:
-		rule = schedule.Age
-	case m.cfg.Objective == Cost:
-		rule = schedule.Cost
-	default: // freshness, embarrassment
-		rule = schedule.Freshness
-	}
-	pl, err := schedule.NewPlanner(schedule.PlannerConfig{
-		Rule: rule, MinInterval: minRevisit.Seconds(), MaxInterval: m.maxRevisit().Seconds(),
-		CrawlCost: m.cfg.CrawlCost.Seconds() / m.cfg.TimeScale,
-	})
-	if err != nil {
-		return fmt.Errorf("refresh: %w", err)
+	pl, err := m.cfg.newPlanner(m.maxRevisit())
+	if pl == nil || err != nil {
+		return err
 	}
 	for b, n := range stored {
 		pl.Add(b, float64(n))
 	}
 	m.planner = pl
 	return nil
+}
+
+// newPlanner returns an empty planner of the configured policy, nil for a
+// policy that plans nothing; maxRevisit is the longest interval.
+func (c *Config) newPlanner(maxRevisit time.Duration) (*schedule.Planner, error) {
+	var rule schedule.Rule
+	switch {
+	case c.Policy == Proportional:
+		rule = schedule.Proportional
+	case c.Policy != Optimal:
+		return nil, nil
+	case c.Objective == Age:
+		rule = schedule.Age
+	case c.Objective == Cost:
+		rule = schedule.Cost
+	default: // freshness, embarrassment
+		rule = schedule.Freshness
+	}
+	pl, err := schedule.NewPlanner(schedule.PlannerConfig{
+		Rule: rule, MinInterval: minRevisit.Seconds(), MaxInterval: maxRevisit.Seconds(),
+		CrawlCost: c.CrawlCost.Seconds() / c.TimeScale,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("refresh: %w", err)
+	}
+	return pl, nil
 }
 
 // planCounts reads the plan counters, rebuilt from the rows if they do not

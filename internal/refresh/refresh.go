@@ -237,6 +237,8 @@ type Module struct {
 	// expect is the collection's expected freshness and age and its rate
 	// histogram (expect.go).
 	expect expectSums
+	// shared is the cluster's plan, nil outside a cluster (share.go).
+	shared atomic.Pointer[Shared]
 }
 
 // Open returns the module of the crawl whose state is s, its plan built
@@ -261,16 +263,28 @@ func Open(cfg Config, s *store.Store, size Size) (*Module, error) {
 // Policy returns the refresh policy the module runs.
 func (m *Module) Policy() Policy { return m.policy }
 
-// Uniform is the uniform revisit interval: the configured one, or the
-// one that fits the budget.
+// Config returns the module's configuration, defaults filled in.
+func (m *Module) Config() Config { return m.cfg }
+
+// Uniform is the uniform revisit interval: the configured one, the
+// cluster's (SetShared), or the one that fits the budget.
 func (m *Module) Uniform() time.Duration {
-	if m.cfg.Revisit > 0 {
-		return m.cfg.Revisit
+	if sh := m.shared.Load(); sh != nil && sh.Uniform > 0 && m.cfg.Revisit <= 0 {
+		return sh.Uniform
 	}
-	if m.cfg.Budget <= 0 {
+	return m.cfg.uniform(m.size.Held(), m.size.Queued())
+}
+
+// uniform is the uniform revisit interval of a crawl that holds held
+// pages and has queued new URLs waiting.
+func (c *Config) uniform(held, queued int64) time.Duration {
+	if c.Revisit > 0 {
+		return c.Revisit
+	}
+	if c.Budget <= 0 {
 		return DefaultRevisit
 	}
-	capacity := float64(m.cfg.Capacity)
+	capacity := float64(c.Capacity)
 	if capacity == 0 {
 		// No capacity: the pages held and the new URLs waiting are the
 		// best guess of what the collection will hold. (The URLs seen
@@ -279,17 +293,21 @@ func (m *Module) Uniform() time.Duration {
 		// website's history, whose deleted pages were a quarter of the
 		// URLs seen, a fifth of the budget went unspent, the queue empty
 		// and the revisits planned for three quarters of it.)
-		capacity = float64(max(m.size.Held()+m.size.Queued(), 1))
+		capacity = float64(max(held+queued, 1))
 	}
-	return max(time.Second, time.Duration(capacity/m.cfg.Budget*float64(time.Second)))
+	return max(time.Second, time.Duration(capacity/c.Budget*float64(time.Second)))
 }
 
 // maxRevisit is the longest revisit interval, on the crawler's clock.
-func (m *Module) maxRevisit() time.Duration {
-	if m.cfg.MaxRevisit > 0 {
-		return time.Duration(float64(m.cfg.MaxRevisit) / m.cfg.TimeScale)
+func (m *Module) maxRevisit() time.Duration { return m.cfg.maxRevisit(m.Uniform()) }
+
+// maxRevisit is the longest revisit interval, on the crawler's clock, for
+// the uniform interval u.
+func (c *Config) maxRevisit(u time.Duration) time.Duration {
+	if c.MaxRevisit > 0 {
+		return time.Duration(float64(c.MaxRevisit) / c.TimeScale)
 	}
-	return DefaultMaxRevisits * m.Uniform()
+	return DefaultMaxRevisits * u
 }
 
 // decay is the estimators' forgetting time constant in seconds, 0 for none.

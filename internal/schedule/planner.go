@@ -82,6 +82,7 @@ type Planner struct {
 	pages   float64 // Σ counts
 	budget  float64
 	x       float64 // solved parameter; 0 before the first solve
+	pinned  float64 // the parameter Pin fixed; 0 when the planner solves its own
 	moved   float64 // histogram mass moved since the last solve
 	dirty   bool
 	solves  int
@@ -284,10 +285,7 @@ func (p *Planner) Solves() int {
 // MaxInterval.
 func (p *Planner) Interval(rate, weight float64) float64 {
 	p.mu.Lock()
-	if p.cfg.Rule != Cost && (p.dirty || p.moved >= max(minResolve, resolveShare*p.pages, float64(len(p.bins)))) {
-		p.solve()
-	}
-	x, lo, hi := p.x, p.cfg.MinInterval, p.cfg.MaxInterval
+	x, lo, hi := p.param(), p.cfg.MinInterval, p.cfg.MaxInterval
 	p.mu.Unlock()
 	if x == 0 && p.cfg.Rule != Cost {
 		return hi
@@ -304,13 +302,64 @@ func (p *Planner) Multiplier() float64 {
 	if p.cfg.Rule != Freshness && p.cfg.Rule != Age {
 		return 0
 	}
-	if p.dirty || p.moved >= max(minResolve, resolveShare*p.pages, float64(len(p.bins))) {
+	if x := p.param(); x > 0 {
+		return 1 / x
+	}
+	return 0
+}
+
+// param is the parameter Interval answers at: the pinned one, or the
+// solved one, re-solved first if the plan has moved. Call with mu held.
+func (p *Planner) param() float64 {
+	switch {
+	case p.cfg.Rule == Cost:
+		return 0
+	case p.pinned > 0:
+		return p.pinned
+	case p.dirty || p.moved >= max(minResolve, resolveShare*p.pages, float64(len(p.bins))):
 		p.solve()
 	}
-	if !(p.x > 0) {
-		return 0
+	return p.x
+}
+
+// Param returns the rule's parameter x that Interval answers at (the
+// inverse multiplier of Freshness and Age, the frequency of Uniform, the
+// frequency per unit rate of Proportional): pinned, or solved so that the
+// histogram's load meets the budget; 0 before there is a plan and for
+// Cost.
+func (p *Planner) Param() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.param()
+}
+
+// Pin fixes the parameter at x, solved elsewhere: a cluster's partitions
+// each keep a Planner of their own pages, and one Planner of every
+// partition's histogram, with the cluster's budget, solves the x they all
+// plan at, so that the cluster divides its budget as one crawl would
+// (refresh.SharePlan). Until Pin(0), Interval answers at x and the
+// planner's own budget is not solved for.
+func (p *Planner) Pin(x float64) {
+	if !(x > 0) || math.IsInf(x, 1) {
+		x = 0
 	}
-	return 1 / p.x
+	p.mu.Lock()
+	if x == 0 && p.pinned != 0 {
+		p.dirty = true
+	}
+	p.pinned = x
+	p.mu.Unlock()
+}
+
+// Load returns the visits per second the histogram's pages ask for at
+// parameter x: Σ count/Interval, each interval within [MinInterval,
+// MaxInterval]. A cluster's plan gives each partition the budget its
+// pages' load at the shared x comes to.
+func (p *Planner) Load(x float64) float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fill()
+	return p.load(x)
 }
 
 // Frequency returns 1/Interval.
@@ -356,12 +405,8 @@ type binCount struct {
 func (p *Planner) solve() {
 	p.solves++
 	p.moved, p.dirty = 0, false
-	bc := p.scratch[:0]
-	for b, n := range p.bins {
-		bc = append(bc, binCount{centre(b.Rate), centre(b.Weight), n})
-	}
-	p.scratch = bc
-	if len(bc) == 0 || !(p.budget > 0) {
+	p.fill()
+	if len(p.scratch) == 0 || !(p.budget > 0) {
 		p.x = 0
 		return
 	}
@@ -381,8 +426,17 @@ func (p *Planner) solve() {
 	p.x = p.illinois(lo, hi, flo, fhi)
 }
 
-// load is Σ count/interval over the histogram at parameter x: the visits
-// per second the pages would ask for.
+// fill puts the histogram's bins into scratch, for load.
+func (p *Planner) fill() {
+	bc := p.scratch[:0]
+	for b, n := range p.bins {
+		bc = append(bc, binCount{centre(b.Rate), centre(b.Weight), n})
+	}
+	p.scratch = bc
+}
+
+// load is Σ count/interval over the histogram (as fill left it in
+// scratch) at parameter x: the visits per second the pages would ask for.
 func (p *Planner) load(x float64) float64 {
 	s := 0.0
 	for _, c := range p.scratch {

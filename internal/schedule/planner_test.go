@@ -305,3 +305,56 @@ func BenchmarkPlannerSolve(b *testing.B) {
 		})
 	}
 }
+
+// TestPlannerPin checks the cluster's shared plan (issue 18): pages split
+// over four planners, each pinned at the parameter one planner of all
+// the pages solves for the whole budget, get the intervals that planner
+// gives them, their loads add up to the budget, and each planner's load
+// is the sum of its pages' frequencies at their bins' centres (brute
+// force). Pin(0) returns a
+// planner to solving for its own budget.
+func TestPlannerPin(t *testing.T) {
+	for _, rule := range []Rule{Uniform, Proportional, Freshness, Age} {
+		cfg := PlannerConfig{Rule: rule, MaxInterval: 1e7}
+		pages := plannerPages(4000, true, 5)
+		budget := 0.5 * float64(len(pages)) / 86400 // every page every two days on average
+		all := fill(t, cfg, pages, budget)
+		x := all.Param()
+		if !(x > 0) {
+			t.Fatalf("%v: parameter %g", rule, x)
+		}
+		parts := make([]*Planner, 4)
+		sums := make([]float64, 4)
+		for k := range parts {
+			var mine []policy.Page
+			for i := k; i < len(pages); i += 4 {
+				mine = append(mine, pages[i])
+			}
+			parts[k] = fill(t, cfg, mine, budget/4)
+			parts[k].Pin(x)
+			for _, pg := range mine {
+				want := all.Interval(pg.Rate, pg.Weight)
+				if got := parts[k].Interval(pg.Rate, pg.Weight); math.Abs(got-want) > 1e-9*want {
+					t.Fatalf("%v: partition %d plans %g s, the whole %g s", rule, k, got, want)
+				}
+				b := BinOf(pg.Rate, pg.Weight)
+				sums[k] += 1 / all.Interval(centre(b.Rate), centre(b.Weight))
+			}
+		}
+		total := 0.0
+		for k, p := range parts {
+			load := p.Load(x)
+			if math.Abs(load-sums[k]) > 1e-9*sums[k] {
+				t.Errorf("%v: partition %d load %g, its pages' frequencies %g", rule, k, load, sums[k])
+			}
+			total += load
+		}
+		if math.Abs(total-budget) > 1e-4*budget {
+			t.Errorf("%v: loads at the shared parameter sum to %g, budget %g", rule, total, budget)
+		}
+		parts[0].Pin(0)
+		if got := parts[0].Load(parts[0].Param()); math.Abs(got-budget/4) > 1e-4*budget {
+			t.Errorf("%v: unpinned, load %g for a budget of %g", rule, got, budget/4)
+		}
+	}
+}

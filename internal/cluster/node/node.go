@@ -31,6 +31,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/cluster"
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
+	"github.com/freshcrawl/freshcrawl/internal/crawler/budget"
 )
 
 // Config configures a node. Zero fields take the defaults of
@@ -47,12 +48,16 @@ type Config struct {
 	// in DataDir/p<NNN>.
 	DataDir string
 	// Crawl is each partition's crawl. Its DataDir, Owns and Outbox are
-	// set per partition, and its Budget, the cluster's, is split evenly
-	// over the partitions.
+	// set per partition; its Budget is the cluster's, which the cluster's
+	// refresh plan splits between the partitions by what their pages ask
+	// for (evenly until there is a plan); MaxPages is each partition's.
 	Crawl crawler.Config
 	// ExchangeEvery is how often a partition sends what its outbox holds
 	// (the batches of §3.3); default DefaultExchangeEvery.
 	ExchangeEvery time.Duration
+	// PlanEvery is how often the partitions share their refresh plans
+	// (plan.go); default DefaultPlanEvery.
+	PlanEvery time.Duration
 	// Replicated are URLs every node holds (popular pages of a previous
 	// crawl): links to them are never sent.
 	Replicated []string
@@ -77,11 +82,17 @@ type Node struct {
 	member   *cluster.Member
 	exchange *cluster.Exchange
 	replica  *cluster.Replicated
-	log      *slog.Logger
+	plans    *cluster.Plans
+	// pool is the budget the node's partitions draw on together (nil
+	// without one): a slot one has no use for goes to another, as in one
+	// crawl. Its rate is the sum of their shares (syncPool).
+	pool *budget.Limiter
+	log  *slog.Logger
 
 	mu    sync.Mutex
 	parts map[int]*partition
 	stats Stats
+	plan  *cluster.Plan // the newest refresh plan read, nil before one
 }
 
 // Stats are a node's counters: its exchange since it started, and the
@@ -114,6 +125,9 @@ func (c *Config) defaults() error {
 	if c.ExchangeEvery == 0 {
 		c.ExchangeEvery = DefaultExchangeEvery
 	}
+	if c.PlanEvery == 0 {
+		c.PlanEvery = DefaultPlanEvery
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -130,8 +144,8 @@ func (c *Config) defaults() error {
 		err = errors.New("cross-over mode is for the ch. 3 experiments (freshcrawl reproduce): a node fetching another's hosts would break their politeness")
 	case c.Scheme != cluster.BySite:
 		err = fmt.Errorf("partitioning %v splits hosts over nodes, which would break their politeness; the crawler partitions by site", c.Scheme)
-	case c.ExchangeEvery < 0:
-		err = fmt.Errorf("exchange period %v is negative", c.ExchangeEvery)
+	case c.ExchangeEvery < 0 || c.PlanEvery < 0:
+		err = fmt.Errorf("exchange period %v or plan period %v is negative", c.ExchangeEvery, c.PlanEvery)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
@@ -162,8 +176,12 @@ func New(cfg Config) (*Node, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	return &Node{cfg: cfg, part: cluster.Partitioner{Scheme: cfg.Scheme, N: cfg.Partitions},
-		replica: cluster.NewReplicated(cfg.Replicated), log: cfg.Logger.With("node", cfg.Node), parts: map[int]*partition{}}, nil
+	n := &Node{cfg: cfg, part: cluster.Partitioner{Scheme: cfg.Scheme, N: cfg.Partitions},
+		replica: cluster.NewReplicated(cfg.Replicated), log: cfg.Logger.With("node", cfg.Node), parts: map[int]*partition{}}
+	if n.pool = budget.New(cfg.Crawl.Budget/float64(cfg.Partitions), time.Now); n.pool != nil {
+		n.pool.Start(time.Now())
+	}
+	return n, nil
 }
 
 // Run runs the node until ctx is done or a partition's crawl fails: it
@@ -188,6 +206,9 @@ func (n *Node) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if n.plans, err = cluster.OpenPlans(ctx, js, cfg.Cluster); err != nil {
+		return err
+	}
 	// Nodes started together see each other before the first takes every
 	// partition (and hands most back a tick later).
 	if err := n.member.Heartbeat(ctx); err != nil {
@@ -197,7 +218,12 @@ func (n *Node) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	case <-time.After(min(n.member.TickEvery(), settle)):
 	}
+	planCtx, stopPlan := context.WithCancel(ctx)
+	var planning sync.WaitGroup
+	planning.Go(func() { n.planLoop(planCtx) })
 	runErr := n.loop(ctx)
+	stopPlan()
+	planning.Wait()
 	n.stopAll()
 	leaveCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -268,6 +294,25 @@ func (n *Node) tick(ctx context.Context, failed chan<- error) error {
 		}
 	}
 	return err
+}
+
+// syncPool sets the pool's rate to the sum of the held partitions'
+// shares.
+func (n *Node) syncPool() {
+	if n.pool == nil {
+		return
+	}
+	n.mu.Lock()
+	cs := make([]*crawler.Crawler, 0, len(n.parts))
+	for _, pt := range n.parts {
+		cs = append(cs, pt.c)
+	}
+	n.mu.Unlock()
+	sum := 0.0
+	for _, c := range cs {
+		sum += c.Stats().Budget
+	}
+	n.pool.SetRate(sum)
 }
 
 // Stats returns the node's counters.

@@ -2,7 +2,9 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"math"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -84,9 +86,10 @@ func TestNodesCrawl(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg := Config{
 		NATS: srv.URL(), Cluster: "t", Partitions: 8, TTL: 1500 * time.Millisecond, DataDir: dir,
-		ExchangeEvery: 100 * time.Millisecond, Logger: log,
+		ExchangeEvery: 100 * time.Millisecond, PlanEvery: 200 * time.Millisecond, Logger: log,
 		Crawl: crawler.Config{
 			Seeds: seeds, Scope: crawler.ScopeAny, Delay: 20 * time.Millisecond, Workers: 8, NoSync: true, Logger: log,
+			Budget: 200, Revisit: time.Hour, // no revisit within the test
 			Fetch: fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}, Timeout: 5 * time.Second},
 		},
 	}
@@ -136,6 +139,7 @@ func TestNodesCrawl(t *testing.T) {
 			break
 		}
 	}
+	checkPlan(t, nodes, cfg.Crawl.Budget)
 	cancel()
 	wg.Wait()
 	part := cluster.Partitioner{Scheme: cluster.BySite, N: 8}
@@ -148,4 +152,56 @@ func TestNodesCrawl(t *testing.T) {
 	if len(held) < want*97/100 { // 118 of 120 are reachable from the seeds
 		t.Errorf("%d of %d pages held", len(held), want)
 	}
+}
+
+// checkPlan checks that the nodes' partitions plan at the cluster's
+// refresh plan: its uniform interval and parameter, and each its share of
+// the budget, the shares adding up to the budget. The plan is re-solved
+// every PlanEvery, so it polls for a moment when all agree.
+func checkPlan(t *testing.T, nodes []*Node, budget float64) {
+	t.Helper()
+	var why string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if why = planDisagrees(nodes, budget); why == "" {
+			return
+		}
+	}
+	t.Error(why)
+}
+
+// planDisagrees says how the nodes' partitions stray from the cluster's
+// plan, "" if they do not.
+func planDisagrees(nodes []*Node, budget float64) string {
+	plan, ok, err := nodes[0].plans.Plan(context.Background())
+	if err != nil || !ok {
+		return fmt.Sprintf("no plan: %v", err)
+	}
+	sum := 0.0
+	for _, b := range plan.Budgets {
+		sum += b
+	}
+	if len(plan.Budgets) != 8 || math.Abs(sum-budget) > 1e-9*budget {
+		return fmt.Sprintf("plan budgets %v, want 8 adding up to %g", plan.Budgets, budget)
+	}
+	held := 0.0
+	for _, n := range nodes {
+		n.mu.Lock()
+		for p, pt := range n.parts {
+			m := pt.c.Refresh()
+			if got := pt.c.Stats().Budget; got != plan.Budgets[p] {
+				n.mu.Unlock()
+				return fmt.Sprintf("partition %d: budget %g, the plan's %g", p, got, plan.Budgets[p])
+			}
+			if m.Uniform() != time.Hour || m.Planner().Param() != plan.Param {
+				n.mu.Unlock()
+				return fmt.Sprintf("partition %d: uniform %v and parameter %g, the plan's %v and %g", p, m.Uniform(), m.Planner().Param(), plan.Uniform, plan.Param)
+			}
+			held += plan.Budgets[p]
+		}
+		n.mu.Unlock()
+	}
+	if math.Abs(held-budget) > 1e-9*budget {
+		return fmt.Sprintf("the partitions held have budgets adding up to %g, want %g", held, budget)
+	}
+	return ""
 }

@@ -35,11 +35,20 @@ func (n *Node) start(ctx context.Context, p int, until time.Time, failed chan<- 
 		// Every node holds the replicated URLs: links to them stay home.
 		cfg.Outbox = func(u string) bool { return !n.replica.Has(u) }
 	}
+	n.mu.Lock()
+	plan := n.plan
+	n.mu.Unlock()
 	cfg.Budget = n.cfg.Crawl.Budget / float64(n.cfg.Partitions)
-	cfg.Logger = n.log.With("partition", p)
+	if plan != nil && p < len(plan.Budgets) {
+		cfg.Budget = plan.Budgets[p]
+	}
+	cfg.Logger, cfg.Pool = n.log.With("partition", p), n.pool
 	c, err := crawler.New(cfg)
 	if err != nil {
 		return err
+	}
+	if plan != nil {
+		c.Refresh().SetShared(plan.Shared)
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	pt := &partition{p: p, c: c, ctx: pctx, cancel: cancel}
@@ -56,12 +65,13 @@ func (n *Node) start(ctx context.Context, p int, until time.Time, failed chan<- 
 		}
 	})
 	if exchange {
-		pt.done.Go(func() { n.sendLoop(pctx, pt) })
+		pt.done.Go(func() { every(pctx, n.cfg.ExchangeEvery, func() { n.send(pctx, pt) }) })
 	}
 	pt.done.Go(func() { n.receiveLoop(pctx, pt) })
 	n.mu.Lock()
 	n.parts[p] = pt
 	n.mu.Unlock()
+	n.syncPool()
 	n.log.Info("partition started", "partition", p)
 	return nil
 }
@@ -90,6 +100,7 @@ func (n *Node) stop(p int) {
 	delete(n.parts, p)
 	n.stats.Crawl = addStats(n.stats.Crawl, final)
 	n.mu.Unlock()
+	n.syncPool()
 	if err := pt.c.Close(); err != nil {
 		n.log.Warn("closing partition", "partition", p, "err", err)
 	}
@@ -108,16 +119,16 @@ func (n *Node) stopAll() {
 	}
 }
 
-// sendLoop sends the partition's outbox every ExchangeEvery.
-func (n *Node) sendLoop(ctx context.Context, pt *partition) {
-	t := time.NewTicker(n.cfg.ExchangeEvery)
+// every calls fn every d until ctx is done.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			n.send(ctx, pt)
+			fn()
 		}
 	}
 }

@@ -3,6 +3,7 @@ package budget
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -16,10 +17,13 @@ import (
 // cost the budget nothing. A nil Limiter allows everything at once.
 type Limiter struct {
 	now      func() time.Time
+	rate     float64
 	interval time.Duration
 	burst    time.Duration
 	mu       sync.Mutex // the dispatcher takes slots, workers give them back
 	next     time.Time
+	// pool, if not nil, is where the slots come from (Share).
+	pool *Limiter
 }
 
 // New returns a limiter to rate dispatches a second on the clock now, or
@@ -28,14 +32,53 @@ func New(rate float64, now func() time.Time) *Limiter {
 	if rate <= 0 {
 		return nil
 	}
-	iv := time.Duration(float64(time.Second) / rate)
-	return &Limiter{now: now, interval: iv, burst: max(time.Second, iv)}
+	l := &Limiter{now: now}
+	l.SetRate(rate)
+	return l
+}
+
+// Share returns a limiter whose slots come from pool, which it shares
+// with other crawls: a cluster node's partitions draw on one budget, so
+// that a slot one partition has no use for goes to another, as in one
+// crawl. Its own rate is its share of the pool's, which the crawl plans
+// with and reports; the pool's rate is its owner's to set. With a nil
+// pool it is New(rate, now).
+func Share(pool *Limiter, rate float64, now func() time.Time) *Limiter {
+	if pool == nil {
+		return New(rate, now)
+	}
+	l := &Limiter{now: pool.now, pool: pool}
+	l.SetRate(rate)
+	return l
+}
+
+// SetRate changes the rate (> 0) from the next slot on: a cluster's
+// partitions are given the share of its budget their pages ask for.
+func (l *Limiter) SetRate(rate float64) {
+	if l == nil || !(rate > 0) || math.IsInf(rate, 1) {
+		return
+	}
+	iv := max(time.Duration(float64(time.Second)/rate), 1)
+	l.mu.Lock()
+	l.rate, l.interval, l.burst = rate, iv, max(time.Second, iv)
+	l.mu.Unlock()
+}
+
+// Rate returns the dispatches a second allowed; 0 for a nil Limiter (no
+// limit).
+func (l *Limiter) Rate() float64 {
+	if l == nil {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rate
 }
 
 // Start begins the account at now, with no pause to make up for: no
 // burst.
 func (l *Limiter) Start(now time.Time) {
-	if l != nil {
+	if l != nil && l.pool == nil { // a share leaves the pool's account alone
 		l.mu.Lock()
 		l.next = now
 		l.mu.Unlock()
@@ -44,6 +87,9 @@ func (l *Limiter) Start(now time.Time) {
 
 // Take takes the next slot at now and returns when it may be used.
 func (l *Limiter) Take(now time.Time) time.Time {
+	if l.pool != nil {
+		return l.pool.Take(now)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if floor := now.Add(-l.burst + l.interval); l.next.Before(floor) {
@@ -68,6 +114,10 @@ func (l *Limiter) Wait(ctx context.Context) bool {
 // go sooner, within the burst.
 func (l *Limiter) Refund() {
 	if l == nil {
+		return
+	}
+	if l.pool != nil {
+		l.pool.Refund()
 		return
 	}
 	l.mu.Lock()
