@@ -199,17 +199,28 @@ func (c *Crawler) admissible(u, site string) bool {
 
 // Admit queues and counts (store.CounterReceived) the canonical urls another
 // partition found for this one, in a transaction of its own, and returns how
-// many were new. It waits out a commit in progress (release.go's views).
-func (c *Crawler) Admit(urls []string) (int, error) {
+// many were new. counts[i], if given, is how many links to urls[i] that
+// partition's pages made: kept (store.InlinksCounter) and handed to the
+// ranking, which adds them to its own. It waits out a commit in progress
+// (release.go's views).
+func (c *Crawler) Admit(urls []string, counts []uint32) (int, error) {
 	found := make([]discovered, 0, len(urls))
-	for _, u := range urls {
-		if cu, err := urlx.Canonical(u); err == nil && cu == u {
-			found = append(found, discovered{url: u, kind: store.KindPage})
+	var ups []rank.Update
+	for i, u := range urls {
+		if cu, err := urlx.Canonical(u); err != nil || cu != u {
+			continue
+		}
+		found = append(found, discovered{url: u, kind: store.KindPage})
+		if i < len(counts) && counts[i] > 0 {
+			ups = append(ups, rank.Update{URL: u, Inlinks: int64(counts[i])})
 		}
 	}
 	c.admitMu.Lock()
 	defer c.admitMu.Unlock()
 	txn := c.store.Begin()
+	for _, u := range ups {
+		txn.Add(store.InlinksCounter(u.URL), u.Inlinks)
+	}
 	enq := map[string]int{}
 	n, err := c.enqueue(txn, found, enq, "")
 	if err != nil {
@@ -220,6 +231,9 @@ func (c *Crawler) Admit(urls []string) (int, error) {
 	txn.Add(store.CounterAdmitted, int64(n))
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("crawl: admit: %w", err)
+	}
+	if c.ranker != nil {
+		c.ranker.Observe(ups)
 	}
 	s := c.sched
 	s.mu.Lock()

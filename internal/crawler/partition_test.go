@@ -27,32 +27,40 @@ func heldPages(t *testing.T, st *store.Store) map[string]bool {
 	return held
 }
 
-// relay moves each crawler's outbox to the owners of its URLs, as the
-// cluster's exchange does over NATS, every period until ctx is done, and
-// returns the URLs it moved.
+// relay moves each crawler's outbox to the owners of its URLs, each URL
+// once a pass with its count of links, as the cluster's exchange does over
+// NATS, every period until ctx is done, and returns the links it moved.
 func relay(t *testing.T, ctx context.Context, period time.Duration, part cluster.Partitioner, cs []*Crawler) int {
 	moved := 0
 	for {
 		for _, c := range cs {
 			var last uint64
-			var byOwner = map[int][]string{}
+			var byOwner = map[int]map[string]uint32{}
 			rows := 0
 			if err := c.Store().Outbox(1<<20, func(seq uint64, urls []string) error {
 				last, rows = seq, rows+1
 				for _, u := range urls {
-					byOwner[part.Of(u)] = append(byOwner[part.Of(u)], u)
+					if byOwner[part.Of(u)] == nil {
+						byOwner[part.Of(u)] = map[string]uint32{}
+					}
+					byOwner[part.Of(u)][u]++
 				}
 				return nil
 			}); err != nil {
 				t.Error(err)
 				return moved
 			}
-			for p, urls := range byOwner {
-				if _, err := cs[p].Admit(urls); err != nil {
+			for p, links := range byOwner {
+				var urls []string
+				var counts []uint32
+				for u, n := range links {
+					urls, counts = append(urls, u), append(counts, n)
+					moved += int(n)
+				}
+				if _, err := cs[p].Admit(urls, counts); err != nil {
 					t.Error(err)
 					return moved
 				}
-				moved += len(urls)
 			}
 			if rows > 0 {
 				if err := c.Store().DropOutbox(last, 0, 0); err != nil {
@@ -129,6 +137,19 @@ func partitionCrawl(t *testing.T, exchange bool) {
 	if rep := web.Audit().Report(); rep.Violations() != 0 {
 		t.Errorf("audit: %d violations: %+v", rep.Violations(), rep)
 	}
+	// Every link moved is counted where it went, for the ranking.
+	inlinks := int64(0)
+	for _, c := range cs {
+		if err := c.Store().ForEachInlinks(func(_ store.Hash, n int64) error {
+			inlinks += n
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if inlinks != int64(moved) {
+		t.Errorf("%d links moved, %d counted by their receivers", moved, inlinks)
+	}
 	for _, c := range cs {
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
@@ -143,13 +164,13 @@ func partitionCrawl(t *testing.T, exchange bool) {
 	if err := single.Close(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d pages held by two partitions, %d by one process; %d URLs moved", len(union), len(one), moved)
+	t.Logf("%d pages held by two partitions, %d by one process; %d links moved", len(union), len(one), moved)
 	if exchange {
 		if moved == 0 || len(union) < len(one) {
-			t.Errorf("exchange: %d pages held, one process holds %d; %d URLs moved", len(union), len(one), moved)
+			t.Errorf("exchange: %d pages held, one process holds %d; %d links moved", len(union), len(one), moved)
 		}
 	} else if moved != 0 || counts[1] != 0 {
-		t.Errorf("firewall: %d URLs moved, partition 1 (no seeds) holds %d pages", moved, counts[1])
+		t.Errorf("firewall: %d links moved, partition 1 (no seeds) holds %d pages", moved, counts[1])
 	}
 }
 

@@ -81,6 +81,13 @@ type Options struct {
 	// Workers is how many goroutines share each iteration. Zero means
 	// GOMAXPROCS.
 	Workers int
+	// Inflow, if given, is the rank flowing into each node from pages
+	// outside the graph, Σ IR(t)/c_t over its in-links from them: IR(p) =
+	// (1 − d) + d · (Inflow[p] + Σ IR(t)/c_t). A cluster's partition knows
+	// only the number of such links, from the others' [URL, count]
+	// messages, and counts each as from a page of average rank (IR 1)
+	// with its own pages' mean out-degree. Nodes past its end have none.
+	Inflow []float64
 }
 
 // Result is a PageRank solution.
@@ -191,6 +198,7 @@ type power struct {
 	// gives the same vector, bit for bit.
 	chunks  []int
 	contrib []float64 // IR(t)/c_t, or 0 for a dangling t
+	inflow  []float64 // Options.Inflow
 }
 
 func newPower(g *Graph, d float64, opts Options) *power {
@@ -199,7 +207,7 @@ func newPower(g *Graph, d float64, opts Options) *power {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	return &power{g: g, d: d, dangling: opts.Dangling, workers: workers, chunks: g.chunks(256),
-		contrib: make([]float64, g.Nodes())}
+		contrib: make([]float64, g.Nodes()), inflow: opts.Inflow}
 }
 
 // step computes next from cur and returns the L1 distance between them.
@@ -229,6 +237,9 @@ func (pw *power) step(cur, next []float64) float64 {
 			sum := 0.0
 			for _, u := range g.inSrc[g.inStart[v]:g.inStart[v+1]] {
 				sum += contrib[u]
+			}
+			if v < len(pw.inflow) {
+				sum += pw.inflow[v]
 			}
 			x := base + d*sum
 			s += math.Abs(x - cur[v])

@@ -103,7 +103,11 @@ func randomGraph(rng *rand.Rand, n, m int) [][2]uint32 {
 // (1 − d)·1, where P[v][u] is the share of u's rank that goes to v: the
 // number of u → v links over u's out-degree, or 1/N for a dangling u
 // under the uniform rule.
-func exact(g *Graph, d float64, rule Dangling) []float64 {
+func exact(g *Graph, d float64, rule Dangling) []float64 { return exactInflow(g, d, rule, nil) }
+
+// exactInflow is exact with rank flowing in from outside the graph: the
+// right-hand side (1 − d) + d·inflow[v].
+func exactInflow(g *Graph, d float64, rule Dangling, inflow []float64) []float64 {
 	n := g.Nodes()
 	a := mat.NewDense(n, n, nil)
 	for v := range n {
@@ -126,6 +130,9 @@ func exact(g *Graph, d float64, rule Dangling) []float64 {
 	rhs := mat.NewVecDense(n, nil)
 	for v := range n {
 		rhs.SetVec(v, 1-d)
+		if v < len(inflow) {
+			rhs.SetVec(v, 1-d+d*inflow[v])
+		}
 	}
 	var x mat.VecDense
 	if err := x.SolveVec(a, rhs); err != nil {
@@ -164,6 +171,37 @@ func TestBruteForce(t *testing.T) {
 					t.Errorf("trial %d: Σ IR = %.12g under the sink rule, more than T = %d", trial, sum, n)
 				}
 			}
+		}
+	}
+}
+
+// TestInflow checks PageRank with rank flowing in from outside the graph
+// (Options.Inflow: a cluster partition's links from the others) against
+// the exact solution of IR = (1 − d) + d·(inflow + Σ IR(t)/c_t) on random
+// graphs, and on pages with no links at all against the closed form
+// (1 − d) + d·inflow.
+func TestInflow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 30 {
+		n := 2 + rng.IntN(30)
+		g := build(t, n, randomGraph(rng, n, rng.IntN(3*n)), BuildOptions{Dedupe: true})
+		inflow := make([]float64, n-1) // the last node has none
+		for v := range inflow {
+			if rng.IntN(3) == 0 {
+				inflow[v] = 4 * rng.Float64()
+			}
+		}
+		r := solve(t, g, Options{Dangling: DanglingSink, Inflow: inflow, Tolerance: 1e-15, MaxIterations: 2000})
+		for v, want := range exactInflow(g, DefaultDamping, DanglingSink, inflow) {
+			if math.Abs(r.Rank[v]-want) > 1e-9 {
+				t.Fatalf("trial %d: IR(%d) = %.12g, exact %.12g", trial, v, r.Rank[v], want)
+			}
+		}
+	}
+	r := solve(t, build(t, 3, nil, BuildOptions{}), Options{Damping: 0.5, Dangling: DanglingSink, Inflow: []float64{0, 2, 6}})
+	for v, want := range []float64{0.5, 1.5, 3.5} {
+		if math.Abs(r.Rank[v]-want) > 1e-12 {
+			t.Errorf("unlinked page %d: IR %g, want %g", v, r.Rank[v], want)
 		}
 	}
 }

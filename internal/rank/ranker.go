@@ -197,7 +197,7 @@ func (r *Ranker) rank() {
 	case OrderBacklink:
 		r.score = slices.Grow(r.score[:0], n)[:n]
 		for v := range n {
-			r.score[v] = float64(g.InDegree(uint32(v)))
+			r.score[v] = float64(g.InDegree(uint32(v))) + r.graph.Inlinks[v]
 		}
 	default:
 		start := r.score
@@ -205,7 +205,7 @@ func (r *Ranker) rank() {
 			start = start[:n]
 		}
 		res, err := PageRank(g, Options{Dangling: DanglingSink, Start: start,
-			Tolerance: 1e-7, MaxIterations: 50, Workers: 1})
+			Tolerance: 1e-7, MaxIterations: 50, Workers: 1, Inflow: r.inflow(g)})
 		if err != nil {
 			r.cfg.Logger.Error("ranking", "err", err)
 			return
@@ -213,6 +213,28 @@ func (r *Ranker) rank() {
 		r.score = res.Rank
 	}
 	r.publish()
+}
+
+// inflow is PageRank's inflow from the links outside the crawl: each from
+// a page of average rank with the crawl's pages' mean out-degree. Nil if
+// there are none.
+func (r *Ranker) inflow(g *Graph) []float64 {
+	var in []float64
+	edges, linking := 0, 0
+	for _, out := range r.graph.Out {
+		if len(out) > 0 {
+			edges, linking = edges+len(out), linking+1
+		}
+	}
+	for v, n := range r.graph.Inlinks {
+		if n > 0 && edges > 0 {
+			if in == nil {
+				in = make([]float64, g.Nodes())
+			}
+			in[v] = n * float64(linking) / float64(edges)
+		}
+	}
+	return in
 }
 
 // publish hands out the frontier URLs worth fetching next and, with the

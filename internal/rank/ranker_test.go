@@ -80,9 +80,21 @@ func TestRankerRefines(t *testing.T) {
 // page held or gone is never handed out. In-degrees: a/2 1, b/1 1, b/2 2;
 // a/2 was found before b/1.
 func TestRankerFills(t *testing.T) {
-	var got map[string][]Promotion
+	r, got := fillsRanker(t)
+	r.rank()
+	want := map[string][]Promotion{"b.test": {{URL: "http://b.test/2", Enters: true}}, "a.test": {{URL: "http://a.test/2", Enters: true}}}
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("handed out %v, want %v", *got, want)
+	}
+}
+
+// fillsRanker is TestRankerFills's backlink ranker, its graph observed,
+// and where its rankings are handed out.
+func fillsRanker(t *testing.T) (*Ranker, *map[string][]Promotion) {
+	t.Helper()
+	got := new(map[string][]Promotion)
 	r, err := NewRanker(RankerConfig{Ordering: OrderBacklink, Capacity: 10, Promote: 2,
-		Publish: func(p map[string][]Promotion) { got = p }})
+		Publish: func(p map[string][]Promotion) { *got = p }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +102,25 @@ func TestRankerFills(t *testing.T) {
 		{URL: "http://a.test/1", State: Held, SetLinks: true, Links: []string{"http://a.test/2", "http://b.test/1", "http://b.test/2"}},
 		{URL: "http://a.test/3", State: Gone, SetLinks: true, Links: []string{"http://b.test/2"}},
 	})
+	return r, got
+}
+
+// TestRankerInlinks: links from outside the crawl (a cluster's other
+// partitions, Update.Inlinks) add to the in-degree the ranking counts, and
+// change nothing else. The graph of TestRankerFills with 3 links to b/1
+// from outside: b/1 4, b/2 2, a/2 1, so b/1 and b/2 are handed out, not
+// b/2 and a/2; the Inlinks update leaves b/1 in the frontier.
+func TestRankerInlinks(t *testing.T) {
+	r, got := fillsRanker(t)
+	r.Observe([]Update{
+		{URL: "http://b.test/1", Inlinks: 1},
+		{URL: "http://b.test/1", Inlinks: 2},
+		{URL: "http://a.test/1", Inlinks: 7}, // held: never handed out
+	})
 	r.rank()
-	want := map[string][]Promotion{"b.test": {{URL: "http://b.test/2", Enters: true}}, "a.test": {{URL: "http://a.test/2", Enters: true}}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("handed out %v, want %v", got, want)
+	want := map[string][]Promotion{"b.test": {{URL: "http://b.test/1", Enters: true}, {URL: "http://b.test/2", Enters: true}}}
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("handed out %v, want %v", *got, want)
 	}
 }
 

@@ -52,6 +52,9 @@ type Recorded struct {
 	// Named[v] says a link to v names the topic; Hot[v] that the page,
 	// fetched, was found hot for it (topic ordering only).
 	Named, Hot []bool
+	// Inlinks[v] counts the links to v from pages outside the crawl: in a
+	// cluster, those other partitions found (store.CounterInlinks).
+	Inlinks []float64
 }
 
 // node returns the id of the URL of hash h, adding a node if it is new.
@@ -71,6 +74,7 @@ func (g *Recorded) node(h store.Hash, url string) uint32 {
 		g.State = append(g.State, Frontier)
 		g.Named = append(g.Named, false)
 		g.Hot = append(g.Hot, false)
+		g.Inlinks = append(g.Inlinks, 0)
 	} else if g.URLs[v] == "" {
 		g.URLs[v] = url
 	}
@@ -111,6 +115,13 @@ func (g *Recorded) Load(s *store.Store) error {
 	if err != nil {
 		return err
 	}
+	err = s.ForEachInlinks(func(h store.Hash, n int64) error {
+		g.Inlinks[g.node(h, "")] = float64(n)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	return s.Hosts(func(host string, _ int) error {
 		for from := uint64(0); ; {
 			items, err := s.Peek(host, from, 4096)
@@ -138,11 +149,19 @@ type Update struct {
 	Links    []string
 	Named    []bool
 	Hot      bool
+	// Inlinks, if not zero, is a number of links to the URL from pages
+	// outside the crawl (a cluster's other partitions) to add to those
+	// counted; such an update changes nothing else.
+	Inlinks int64
 }
 
 // apply folds u into the graph.
 func (g *Recorded) apply(u Update) {
 	v := g.node(store.HashURL(u.URL), u.URL)
+	if u.Inlinks != 0 {
+		g.Inlinks[v] += float64(u.Inlinks)
+		return
+	}
 	g.State[v] = u.State
 	if !u.SetLinks {
 		return

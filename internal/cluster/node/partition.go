@@ -155,10 +155,11 @@ func (n *Node) receiveLoop(ctx context.Context, pt *partition) {
 	for ctx.Err() == nil {
 		got, err := n.exchange.Receive(ctx, pt.p, 64, func(parcel cluster.Parcel) error {
 			urls := make([]string, len(parcel.Entries))
+			counts := make([]uint32, len(parcel.Entries))
 			for i, e := range parcel.Entries {
-				urls[i] = e.URL
+				urls[i], counts[i] = e.URL, e.Count
 			}
-			added, err := pt.c.Admit(urls)
+			added, err := pt.c.Admit(urls, counts)
 			if err != nil {
 				return err
 			}
