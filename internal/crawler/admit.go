@@ -3,6 +3,7 @@ package crawler
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/freshcrawl/freshcrawl/internal/rank"
@@ -22,6 +23,7 @@ type discovered struct {
 	kind    uint8
 	hops    uint8
 	checked bool // admissible already said yes
+	known   bool // a link its page had before: not sent to its owner again
 }
 
 // inScope reports whether a canonical URL is to be followed.
@@ -96,7 +98,8 @@ func (c *Crawler) admitLinks(pr *pageResult, found []discovered) []discovered {
 		if !c.admissible(l.URL, "") {
 			continue
 		}
-		found = append(found, discovered{url: l.URL, kind: store.KindPage, checked: true})
+		_, known := slices.BinarySearchFunc(pr.before, store.HashURL(l.URL), store.Hash.Compare)
+		found = append(found, discovered{url: l.URL, kind: store.KindPage, checked: true, known: known})
 		edges = append(edges, l.URL)
 		if c.cfg.Ordering == rank.OrderTopic {
 			pr.named = append(pr.named, strings.Contains(strings.ToLower(l.Anchor), c.cfg.Topic) ||
@@ -142,7 +145,7 @@ func (c *Crawler) enqueue(txn *store.Txn, found []discovered, enq map[string]int
 			continue
 		}
 		if c.cfg.Owns != nil && !c.cfg.Owns(d.url) {
-			if c.cfg.Outbox != nil && c.cfg.Outbox(d.url) {
+			if c.cfg.Outbox != nil && !d.known && c.cfg.Outbox(d.url) {
 				foreign = append(foreign, d.url)
 			}
 			continue
@@ -200,9 +203,9 @@ func (c *Crawler) admissible(u, site string) bool {
 // Admit queues and counts (store.CounterReceived) the canonical urls another
 // partition found for this one, in a transaction of its own, and returns how
 // many were new. counts[i], if given, is how many links to urls[i] that
-// partition's pages made: kept (store.InlinksCounter) and handed to the
-// ranking, which adds them to its own. It waits out a commit in progress
-// (release.go's views).
+// partition's pages gained: added to the URL's count (store.InlinksCounter),
+// whose total the ranking adds to its own links. It waits out a commit in
+// progress (release.go's views).
 func (c *Crawler) Admit(urls []string, counts []uint32) (int, error) {
 	found := make([]discovered, 0, len(urls))
 	var ups []rank.Update
@@ -215,7 +218,7 @@ func (c *Crawler) Admit(urls []string, counts []uint32) (int, error) {
 			ups = append(ups, rank.Update{URL: u, Inlinks: int64(counts[i])})
 		}
 	}
-	c.admitMu.Lock()
+	c.admitMu.Lock() // also keeps the counters' totals, read below, this Admit's
 	defer c.admitMu.Unlock()
 	txn := c.store.Begin()
 	for _, u := range ups {
@@ -232,7 +235,12 @@ func (c *Crawler) Admit(urls []string, counts []uint32) (int, error) {
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("crawl: admit: %w", err)
 	}
-	if c.ranker != nil {
+	for i := range ups {
+		if ups[i].Inlinks, err = c.store.Counter(store.InlinksCounter(ups[i].URL)); err != nil {
+			return n, fmt.Errorf("crawl: admit: %w", err)
+		}
+	}
+	if c.ranker != nil { // totals: the ranking may have loaded them already
 		c.ranker.Observe(ups)
 	}
 	s := c.sched

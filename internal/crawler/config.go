@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -76,9 +77,11 @@ type Config struct {
 	// case).
 	Topic string
 	// Budget is the global rate of requests, per second, over all hosts.
-	// Zero means no limit other than politeness and Workers. With a Pool,
-	// the requests are the pool's (budget.Share) and Budget is the crawl's
-	// share of it, which its refresh plan divides.
+	// Zero means no limit other than politeness and Workers. With a Pool
+	// (a cluster node's, shared by its partitions) the requests draw on
+	// the pool's slots (budget.Share) and Budget is the crawl's share of
+	// them: what it reports, and what its refresh plan divides unless the
+	// cluster's plan is set (refresh.Module.SetShared).
 	Budget float64
 	Pool   *budget.Limiter
 	// Delay is the least time between the end of one request to a host
@@ -236,8 +239,8 @@ func (c *Config) collection() error {
 	switch {
 	case c.MaxPages < 0:
 		return fmt.Errorf("%w: max pages %d < 0", ErrConfig, c.MaxPages)
-	case c.Budget < 0:
-		return fmt.Errorf("%w: budget %g < 0", ErrConfig, c.Budget)
+	case !(c.Budget >= 0) || math.IsInf(c.Budget, 1) || c.Pool != nil && c.Budget == 0:
+		return fmt.Errorf("%w: budget %g (want a finite rate ≥ 0, > 0 with a pool)", ErrConfig, c.Budget)
 	case c.Revisit < 0:
 		return fmt.Errorf("%w: revisit interval %v < 0", ErrConfig, c.Revisit)
 	}

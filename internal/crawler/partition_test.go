@@ -2,11 +2,14 @@ package crawler
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/cluster"
+	"github.com/freshcrawl/freshcrawl/internal/extract"
 	"github.com/freshcrawl/freshcrawl/internal/simweb"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 	"github.com/freshcrawl/freshcrawl/internal/urlx"
@@ -251,5 +254,49 @@ func TestOutboxFilter(t *testing.T) {
 	some := outboxHosts(refused)
 	if some[refused] != 0 || len(some) != len(all)-1 {
 		t.Errorf("refusing %s: outbox hosts %v, without the filter %v", refused, some, all)
+	}
+}
+
+// TestOutboxSendsNewLinks: a partition sends another's URL once for each
+// page that gains a link to it, not at every fetch of the page, so that
+// the [URL, count] counts are links: of a page's links to another
+// partition, only those it did not have before go to the outbox.
+func TestOutboxSendsNewLinks(t *testing.T) {
+	cfg := testConfig(t, t.TempDir(), endpoint{addr: "127.0.0.1:80"})
+	cfg.Owns = func(u string) bool { return strings.HasPrefix(u, "http://a.test/") }
+	cfg.Outbox = func(string) bool { return true }
+	c := newCrawler(t, cfg)
+	defer c.Close()
+	page := "http://a.test/p"
+	old, gained := "http://b.test/old", "http://b.test/new"
+	txn := c.Store().Begin()
+	if err := txn.SetLinks(page, []string{old, "http://a.test/q"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := c.Store().Links(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := &pageResult{item: store.Item{URL: page, Kind: store.KindPage}, before: before,
+		links: []extract.Link{{URL: old}, {URL: gained}, {URL: "http://a.test/q"}}}
+	txn = c.Store().Begin()
+	if _, err := c.enqueue(txn, c.admitLinks(pr, nil), map[string]int{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	if err := c.Store().Outbox(100, func(_ uint64, urls []string) error {
+		sent = append(sent, urls...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sent, []string{gained}) {
+		t.Errorf("outbox %v, want only the link the page gained, %s", sent, gained)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/clock"
+	"github.com/freshcrawl/freshcrawl/internal/crawler/timeheap"
 	"github.com/freshcrawl/freshcrawl/internal/rank"
 	"github.com/freshcrawl/freshcrawl/internal/refresh"
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -94,37 +95,10 @@ type host struct {
 	pidx  int       // index in the heap of hosts with promoted URLs, -1 when not in it
 }
 
-// hostHeap orders idle hosts by a time, key's. A host can be in two heaps
-// at once (one of the scheduler's and the promoted hosts'), each keeping
-// the host's position in its own field, which pos returns.
-type hostHeap struct {
-	hosts []*host
-	pos   func(*host) *int
-	key   func(*host) time.Time
-}
-
-func (h *hostHeap) Len() int           { return len(h.hosts) }
-func (h *hostHeap) Less(i, j int) bool { return h.key(h.hosts[i]).Before(h.key(h.hosts[j])) }
-func (h *hostHeap) Swap(i, j int) {
-	h.hosts[i], h.hosts[j] = h.hosts[j], h.hosts[i]
-	*h.pos(h.hosts[i]), *h.pos(h.hosts[j]) = i, j
-}
-func (h *hostHeap) Push(x any) {
-	e := x.(*host)
-	*h.pos(e) = len(h.hosts)
-	h.hosts = append(h.hosts, e)
-}
-func (h *hostHeap) Pop() any {
-	old := h.hosts
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	h.hosts = old[:len(old)-1]
-	*h.pos(e) = -1
-	return e
-}
-
-// top returns the host with the earliest key; the heap must not be empty.
-func (h *hostHeap) top() *host { return h.hosts[0] }
+// hostHeap orders idle hosts by a time. A host can be in two heaps at
+// once (one of the scheduler's and the promoted hosts'), each keeping the
+// host's position in its own field.
+type hostHeap = timeheap.Heap[*host]
 
 func wakeOf(h *host) time.Time  { return h.wake }
 func sinceOf(h *host) time.Time { return h.since }
@@ -182,9 +156,9 @@ type scheduler struct {
 func newScheduler(now func() time.Time) *scheduler {
 	return &scheduler{
 		now: now, hosts: map[string]*host{}, kick: make(chan struct{}, 1),
-		wait:  hostHeap{pos: func(h *host) *int { return &h.idx }, key: wakeOf},
-		ready: hostHeap{pos: func(h *host) *int { return &h.idx }, key: sinceOf},
-		promo: hostHeap{pos: func(h *host) *int { return &h.pidx }, key: wakeOf},
+		wait:  hostHeap{Pos: func(h *host) *int { return &h.idx }, Key: wakeOf},
+		ready: hostHeap{Pos: func(h *host) *int { return &h.idx }, Key: sinceOf},
+		promo: hostHeap{Pos: func(h *host) *int { return &h.pidx }, Key: wakeOf},
 	}
 }
 
@@ -329,14 +303,14 @@ func (s *scheduler) next(ctx context.Context) *host {
 // none, it returns how long until the first wakes (-1: no host has work).
 // now never goes back between calls. The caller holds s.mu.
 func (s *scheduler) pick(now time.Time) (*host, time.Duration) {
-	for s.wait.Len() > 0 && !s.wait.top().wake.After(now) {
+	for s.wait.Len() > 0 && !s.wait.Top().wake.After(now) {
 		h := heap.Pop(&s.wait).(*host)
 		h.in = &s.ready
 		heap.Push(&s.ready, h)
 	}
 	var h *host
 	switch {
-	case s.promo.Len() > 0 && !now.Before(s.promo.top().wake):
+	case s.promo.Len() > 0 && !now.Before(s.promo.Top().wake):
 		h = heap.Pop(&s.promo).(*host)
 		heap.Remove(h.in, h.idx)
 	case s.ready.Len() > 0:
@@ -347,7 +321,7 @@ func (s *scheduler) pick(now time.Time) (*host, time.Duration) {
 	case s.wait.Len() == 0:
 		return nil, -1
 	default:
-		return nil, s.wait.top().wake.Sub(now)
+		return nil, s.wait.Top().wake.Sub(now)
 	}
 	h.busy = true
 	s.inFly++

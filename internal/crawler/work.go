@@ -91,10 +91,11 @@ type pageResult struct {
 	checksum uint64
 	changed  bool
 	links    []extract.Link
-	edges    []string // the links that count, as stageFound found them
-	named    []bool   // under topic ordering: which edges name the topic
-	topicHot bool     // under topic ordering: the page is hot for it
-	read     bool     // new content was read: links and entries are its own
+	edges    []string     // the links that count, as stageFound found them
+	before   []store.Hash // in a cluster, the links the page had before
+	named    []bool       // under topic ordering: which edges name the topic
+	topicHot bool         // under topic ordering: the page is hot for it
+	read     bool         // new content was read: links and entries are its own
 	noindex  bool
 	entries  []extract.SitemapEntry // pages a sitemap lists
 	children []extract.SitemapEntry // sitemaps a sitemap index lists
@@ -520,6 +521,11 @@ func (c *Crawler) analyse(pr *pageResult) {
 		pr.note = "links: " + err.Error()
 	}
 	pr.links, pr.noindex = res.Links, res.Robots.NoIndex
+	if c.cfg.Outbox != nil && pr.known {
+		// A cluster sends another partition a link once, when the page
+		// gains it, so that its [URL, count] counts links, not fetches.
+		pr.before, _ = c.store.Links(pr.item.URL)
+	}
 	if c.cfg.Ordering == rank.OrderTopic {
 		pr.topicHot = rank.TopicHot(body, c.cfg.Topic)
 	}

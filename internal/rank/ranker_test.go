@@ -106,15 +106,16 @@ func fillsRanker(t *testing.T) (*Ranker, *map[string][]Promotion) {
 }
 
 // TestRankerInlinks: links from outside the crawl (a cluster's other
-// partitions, Update.Inlinks) add to the in-degree the ranking counts, and
-// change nothing else. The graph of TestRankerFills with 3 links to b/1
-// from outside: b/1 4, b/2 2, a/2 1, so b/1 and b/2 are handed out, not
-// b/2 and a/2; the Inlinks update leaves b/1 in the frontier.
+// partitions, Update.Inlinks, each a total that replaces the last) add to
+// the in-degree the ranking counts, and change nothing else. The graph of
+// TestRankerFills with 3 links to b/1 from outside: b/1 4, b/2 2, a/2 1, so
+// b/1 and b/2 are handed out, not b/2 and a/2; the Inlinks update leaves
+// b/1 in the frontier.
 func TestRankerInlinks(t *testing.T) {
 	r, got := fillsRanker(t)
 	r.Observe([]Update{
 		{URL: "http://b.test/1", Inlinks: 1},
-		{URL: "http://b.test/1", Inlinks: 2},
+		{URL: "http://b.test/1", Inlinks: 3},
 		{URL: "http://a.test/1", Inlinks: 7}, // held: never handed out
 	})
 	r.rank()

@@ -149,9 +149,9 @@ type Update struct {
 	Links    []string
 	Named    []bool
 	Hot      bool
-	// Inlinks, if not zero, is a number of links to the URL from pages
-	// outside the crawl (a cluster's other partitions) to add to those
-	// counted; such an update changes nothing else.
+	// Inlinks, if not zero, is the number of links to the URL from pages
+	// outside the crawl (a cluster's other partitions), as the store now
+	// counts them; such an update changes nothing else.
 	Inlinks int64
 }
 
@@ -159,7 +159,7 @@ type Update struct {
 func (g *Recorded) apply(u Update) {
 	v := g.node(store.HashURL(u.URL), u.URL)
 	if u.Inlinks != 0 {
-		g.Inlinks[v] += float64(u.Inlinks)
+		g.Inlinks[v] = float64(u.Inlinks)
 		return
 	}
 	g.State[v] = u.State

@@ -88,12 +88,14 @@ func (m *Module) multiplier() float64 {
 // cluster, the parameter the cluster's plan solved: share.go) and the
 // longest interval as they stand now.
 func (m *Module) syncPlanner() {
+	m.shareMu.Lock()
 	if sh := m.shared.Load(); sh != nil && sh.Param > 0 {
 		m.planner.Pin(sh.Param)
 	} else {
 		m.planner.Pin(0)
 		m.planner.SetBudget(m.planBudget())
 	}
+	m.shareMu.Unlock()
 	m.planner.SetMaxInterval(m.maxRevisit().Seconds())
 }
 

@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -237,8 +238,10 @@ type Module struct {
 	// expect is the collection's expected freshness and age and its rate
 	// histogram (expect.go).
 	expect expectSums
-	// shared is the cluster's plan, nil outside a cluster (share.go).
-	shared atomic.Pointer[Shared]
+	// shared is the cluster's plan, nil outside a cluster (share.go);
+	// shareMu orders its changes with the planner's pin.
+	shared  atomic.Pointer[Shared]
+	shareMu sync.Mutex
 }
 
 // Open returns the module of the crawl whose state is s, its plan built

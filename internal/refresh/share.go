@@ -36,8 +36,8 @@ type Share struct {
 
 // Shared is the cluster's plan, as each partition applies it.
 type Shared struct {
-	// Uniform is the cluster's uniform interval: its capacity over its
-	// budget.
+	// Uniform is the cluster's uniform interval: as one crawl of the
+	// cluster's size and budget would have it (Module.Uniform).
 	Uniform time.Duration `json:"uniform"`
 	// Param is the parameter of the cluster's planner
 	// (schedule.Planner.Param), 0 under the policies that plan nothing.
@@ -59,6 +59,8 @@ func (m *Module) Share() Share {
 // interval, and its planner's parameter instead of the one its own
 // budget would solve for. The zero Shared returns it to its own plan.
 func (m *Module) SetShared(s Shared) {
+	m.shareMu.Lock()
+	defer m.shareMu.Unlock()
 	if s == (Shared{}) {
 		m.shared.Store(nil)
 	} else {
@@ -81,8 +83,8 @@ var ErrShares = errors.New("invalid partition shares")
 // Module.planBudget); and partition i's fetch budget, budgets[i], is its
 // pages' load at that parameter, less its share of that excess, plus the
 // discovery budget in proportion to its queued URLs. The budgets add up
-// to cfg.Budget (nil without one), each at least a hundredth of an even
-// share, so that no partition stops.
+// to cfg.Budget (nil without one), each raised to a hundredth of an even
+// share before they are scaled to it, so that no partition stops.
 func SharePlan(cfg Config, shares []Share) (plan Shared, budgets []float64, err error) {
 	if err := cfg.defaults(); err != nil {
 		return Shared{}, nil, err
@@ -159,8 +161,9 @@ func shareLoads(cfg *Config, shares []Share, u time.Duration, budget float64) ([
 	return loads, x, nil
 }
 
-// split divides budget in proportion to raw, each part at least a
-// hundredth of an even share; evenly if raw is all zero.
+// split divides budget in proportion to raw, each part raised to a
+// hundredth of an even share before all are scaled to add up to budget;
+// evenly if raw is all zero.
 func split(budget float64, raw []float64) []float64 {
 	even := budget / float64(len(raw))
 	out := make([]float64, len(raw))

@@ -83,7 +83,8 @@ func TestSharePlan(t *testing.T) {
 
 // TestSharePlanBudgets checks the split without a planner and its edges:
 // under the uniform policy a partition's budget is its pages' share of
-// the revisits plus its queue's of the discovery; a partition with
+// the revisits, less what its hosts cannot take, plus its queue's of the
+// discovery; a partition with
 // nothing gets a hundredth of an even share, not nothing (a limiter of
 // rate 0 has no limit); bad shares are refused.
 func TestSharePlanBudgets(t *testing.T) {
@@ -103,6 +104,16 @@ func TestSharePlanBudgets(t *testing.T) {
 		if math.Abs(budgets[i]-want[i]) > 1e-9 {
 			t.Errorf("partition %d: budget %g, want %g", i, budgets[i], want[i])
 		}
+	}
+	// Excess: the 0.5 a second partition 0's hosts cannot take, which its
+	// planner would divide on top of the revisits, comes off its share
+	// (whole, as it is under the revisit budget): 1.5 − 0.5 against 2.5.
+	_, budgets, err = SharePlan(cfg, []Share{{Held: 300, Excess: 0.5}, {Held: 100, Queued: 400}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{4 * 1.0 / 3.5, 4 * 2.5 / 3.5}; math.Abs(budgets[0]-want[0]) > 1e-9 || math.Abs(budgets[1]-want[1]) > 1e-9 {
+		t.Errorf("with excess: budgets %v, want %v", budgets, want)
 	}
 	for _, bad := range [][]Share{nil, {{Held: -1}}, {{Excess: math.NaN()}}, {{Held: 1, Bins: [][3]int64{{1 << 20, 0, 1}}}}} {
 		if _, _, err := SharePlan(Config{Budget: 1}, bad); err == nil {

@@ -63,6 +63,10 @@ func (t *Txn) DeleteLinks(url string) error {
 	return nil
 }
 
+// Compare orders hashes as the store keys them, for sorted lists of them
+// (ForEachLinks' and Links' targets).
+func (h Hash) Compare(o Hash) int { return compareHash(h, o) }
+
 func compareHash(a, b Hash) int {
 	for i := range a {
 		if a[i] != b[i] {

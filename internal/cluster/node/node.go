@@ -85,9 +85,10 @@ type Node struct {
 	plans    *cluster.Plans
 	// pool is the budget the node's partitions draw on together (nil
 	// without one): a slot one has no use for goes to another, as in one
-	// crawl. Its rate is the sum of their shares (syncPool).
-	pool *budget.Limiter
-	log  *slog.Logger
+	// crawl. Its rate is the sum of their shares (syncPool, under poolMu).
+	pool   *budget.Limiter
+	poolMu sync.Mutex
+	log    *slog.Logger
 
 	mu    sync.Mutex
 	parts map[int]*partition
@@ -302,6 +303,8 @@ func (n *Node) syncPool() {
 	if n.pool == nil {
 		return
 	}
+	n.poolMu.Lock() // a later sum is never overwritten by an earlier one
+	defer n.poolMu.Unlock()
 	n.mu.Lock()
 	cs := make([]*crawler.Crawler, 0, len(n.parts))
 	for _, pt := range n.parts {

@@ -53,8 +53,8 @@ func (n *Node) sharePlan(ctx context.Context) error {
 		}
 	}
 	plan, ok, err := n.plans.Plan(ctx)
-	if !ok || err != nil {
-		return err
+	if !ok || err != nil || plan.Partitions != n.cfg.Partitions || plan.Budget != n.cfg.Crawl.Budget {
+		return err // none yet, or an earlier run's
 	}
 	n.mu.Lock()
 	n.plan = &plan
@@ -79,7 +79,8 @@ func (n *Node) solvePlan(ctx context.Context, cfg refresh.Config) error {
 	if err != nil {
 		return err
 	}
-	return n.plans.PutPlan(ctx, cluster.Plan{Shared: shared, Budgets: budgets, At: time.Now()})
+	return n.plans.PutPlan(ctx, cluster.Plan{Shared: shared, Budget: cfg.Budget, Partitions: n.cfg.Partitions,
+		Budgets: budgets, At: time.Now()})
 }
 
 // applyPlan makes partition pt plan at the cluster's plan.

@@ -40,9 +40,11 @@ func New(rate float64, now func() time.Time) *Limiter {
 // Share returns a limiter whose slots come from pool, which it shares
 // with other crawls: a cluster node's partitions draw on one budget, so
 // that a slot one partition has no use for goes to another, as in one
-// crawl. Its own rate is its share of the pool's, which the crawl plans
-// with and reports; the pool's rate is its owner's to set. With a nil
-// pool it is New(rate, now).
+// crawl. The pool hands its slots out in the order the crawls ask for
+// them; a share's own rate is only what its crawl reports as its budget,
+// and the pool's rate, the sum of its shares', is its owner's to set.
+// A share runs on the pool's clock (now is for a nil pool, which gives
+// New(rate, now)).
 func Share(pool *Limiter, rate float64, now func() time.Time) *Limiter {
 	if pool == nil {
 		return New(rate, now)
