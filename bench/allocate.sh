@@ -11,6 +11,8 @@
 #   freshness        -objective freshness, no host limits (-delay 0)
 #   freshness+hosts  -objective freshness with the hosts file
 #   age+hosts        -objective age with the hosts file
+#   harmonic         -objective harmonic, no host limits (issue 19: ≤ 10 s)
+#   harmonic+hosts   -objective harmonic with the hosts file
 #   json+hosts       freshness with the hosts file, -json
 #
 # and prints pages, wall and CPU seconds, pages per second and peak RSS
@@ -92,6 +94,8 @@ for run in $RUNS; do
 	freshness) args+=(-delay 0) ;;
 	freshness+hosts) args+=(-hosts "$tmp/hosts.tsv") ;;
 	age+hosts) args+=(-hosts "$tmp/hosts.tsv" -objective age) ;;
+	harmonic) args+=(-delay 0 -objective harmonic) ;;
+	harmonic+hosts) args+=(-hosts "$tmp/hosts.tsv" -objective harmonic) ;;
 	json+hosts) args+=(-hosts "$tmp/hosts.tsv" -json) ;;
 	*) log "unknown run $run"; exit 1 ;;
 	esac

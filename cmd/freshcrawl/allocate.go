@@ -27,7 +27,7 @@ func allocateFlags(o *allocateOptions) *flag.FlagSet {
 	fs.Float64Var(&o.budget, "budget", 0, "total `fetches` per day")
 	fs.StringVar(&o.hosts, "hosts", "", "hosts `file` (host, delay between requests)")
 	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "delay of the hosts the -hosts file does not list (0: no limit)")
-	fs.StringVar(&o.objective, "objective", "freshness", "freshness, age or embarrassment")
+	fs.StringVar(&o.objective, "objective", "freshness", "freshness, age, harmonic or embarrassment")
 	fs.StringVar(&o.policy, "policy", "optimal", "optimal, uniform or proportional")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per page")
 	return fs
@@ -38,9 +38,9 @@ func allocateFlags(o *allocateOptions) *flag.FlagSet {
 // allocation reads -objective and -policy.
 func allocation(objective, pol string) (schedule.Allocation, error) {
 	switch objective {
-	case "freshness", "age", "embarrassment":
+	case "freshness", "age", "harmonic", "embarrassment":
 	default:
-		return schedule.Allocation{}, fmt.Errorf("unknown -objective %q (want freshness, age or embarrassment)", objective)
+		return schedule.Allocation{}, fmt.Errorf("unknown -objective %q (want freshness, age, harmonic or embarrassment)", objective)
 	}
 	switch pol {
 	case "uniform":
@@ -54,6 +54,8 @@ func allocation(objective, pol string) (schedule.Allocation, error) {
 	switch objective {
 	case "age":
 		return schedule.Allocation{Rule: schedule.Age}, nil
+	case "harmonic":
+		return schedule.Allocation{Rule: schedule.Harmonic}, nil
 	case "embarrassment":
 		return schedule.Allocation{Period: secondsPerDay}, nil
 	}
@@ -112,8 +114,8 @@ func runAllocate(args []string, stdout, stderr io.Writer) int {
 	sum := dataset.WriteAllocation(w, rf, freq, o.asJSON)
 	if !o.asJSON {
 		fresh, age := sum.Averages()
-		fmt.Fprintf(w, "%d pages, %.6g fetches/day (%s, %s): expected freshness %.4f, age %s (weighted time averages)\n",
-			len(rf.Pages), sum.Fetches*secondsPerDay, o.policy, o.objective, fresh, dataset.HumanSeconds(age))
+		fmt.Fprintf(w, "%d pages, %.6g fetches/day (%s, %s): expected freshness %.4f, age %s, harmonic staleness %.4g (weighted time averages)\n",
+			len(rf.Pages), sum.Fetches*secondsPerDay, o.policy, o.objective, fresh, dataset.HumanSeconds(age), sum.Harmonic())
 	}
 	if err := w.Flush(); err != nil {
 		return fail(1, "%v", err)

@@ -80,6 +80,22 @@ func TestAllocateExample54(t *testing.T) {
 	}
 }
 
+// TestAllocateHarmonic: the README's three pages. Under freshness the
+// page changing 9 times a day is given up, so the harmonic staleness is
+// infinite; under harmonic every page is visited and it is finite.
+func TestAllocateHarmonic(t *testing.T) {
+	file := writeFile(t, "rates.tsv", "a\t9\nb\t1\nc\t0.5\t2\n")
+	for objective, want := range map[string]string{"freshness": "harmonic staleness +Inf", "harmonic": "harmonic staleness 0.6687"} {
+		var out, errOut bytes.Buffer
+		if code := runAllocate([]string{"-rates", file, "-budget", "3", "-objective", objective}, &out, &errOut); code != 0 {
+			t.Fatalf("%s: exit %d: %s", objective, code, errOut.String())
+		}
+		if !strings.Contains(out.String(), want) || objective == "harmonic" && strings.Contains(out.String(), "never") {
+			t.Errorf("%s: want %q and, for harmonic, no page never visited:\n%s", objective, want, out.String())
+		}
+	}
+}
+
 // TestAllocateText checks the table and the summary line: Example 5.4's
 // optimal freshness is 0.37389 and uniform's 0.36505 (spec §4.4 recon),
 // and uniform visits every page daily, a 24h interval.

@@ -134,7 +134,7 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.Var(&o.scope, "scope", "links followed: `host|site|any` (to the seeds' hosts, to their sites, i.e. registered domains, or all; default site, or on a resume the crawl's own)")
 	fs.DurationVar(&o.revisit, "revisit", 0, "mean interval between fetches of a held page (0: the one that fits -budget; see REFRESH above)")
 	fs.StringVar(&o.policy, "policy", string(refresh.Optimal), "refresh `policy`: optimal, uniform, proportional, nutch, stormcrawler or roundrobin (see REFRESH above)")
-	fs.StringVar(&o.objective, "objective", string(refresh.Freshness), "what -policy optimal optimises: `freshness|age|embarrassment|cost`")
+	fs.StringVar(&o.objective, "objective", string(refresh.Freshness), "what -policy optimal optimises: `freshness|age|harmonic|embarrassment|cost`")
 	fs.DurationVar(&o.crawlCost, "crawl-cost", refresh.DefaultCrawlCost, "with -objective cost: one fetch costs as much as a copy being stale this long")
 	fs.DurationVar(&o.maxRevisit, "max-revisit", 0, "longest wait between fetches of a held page, and how often pages the optimum gives up are probed (0: 2 mean intervals)")
 	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "most requests in flight at once")

@@ -37,7 +37,7 @@ func simulateFlags(o *simulateOptions) *flag.FlagSet {
 	fs.Float64Var(&o.warmup, "warmup", 60, "`days` at the start left out of the averages")
 	fs.Float64Var(&o.budget, "budget", 0, "`fetches` per day (0: pages/3, a third of a daily visit per page)")
 	fs.StringVar(&o.policy, "policy", "all", "policy `name`: "+strings.Join(simpolicy.Policies, ", ")+" or all")
-	fs.StringVar(&o.objective, "objective", "freshness", "freshness or age")
+	fs.StringVar(&o.objective, "objective", "freshness", "freshness, age or harmonic")
 	fs.StringVar(&o.model, "model", "poisson", "change `model`: poisson, pareto, qd or mix")
 	fs.Float64Var(&o.lastMod, "lastmod", 0.6, "`share` of pages sending an honest Last-Modified (simweb: 0.6)")
 	fs.BoolVar(&o.knownRates, "known-rates", false, "give default and proportional the true rates instead of learning them")
@@ -64,8 +64,10 @@ func (o *simulateOptions) comparison() (simpolicy.Comparison, error) {
 		c.Allocator = policy.OptimalFreshness{}
 	case "age":
 		c.Allocator = policy.OptimalAge{}
+	case "harmonic":
+		c.Allocator = policy.OptimalHarmonic{}
 	default:
-		return c, fmt.Errorf("unknown -objective %q (want freshness or age)", o.objective)
+		return c, fmt.Errorf("unknown -objective %q (want freshness, age or harmonic)", o.objective)
 	}
 	m, err := simpolicy.ParseModel(o.model)
 	if err != nil {

@@ -44,8 +44,8 @@ func finite(v float64) *float64 {
 // AllocationSum accumulates the collection's weighted averages: Fetches
 // is the frequencies' sum, in fetches per second.
 type AllocationSum struct {
-	Fetches            float64
-	weight, fresh, age float64
+	Fetches                      float64
+	weight, fresh, age, harmonic float64
 }
 
 // Averages are the weighted time-averaged freshness and age (Definition
@@ -55,6 +55,16 @@ func (s AllocationSum) Averages() (fresh, age float64) {
 		return 1, 0
 	}
 	return s.fresh / s.weight, s.age / s.weight
+}
+
+// Harmonic is the weighted time-averaged harmonic staleness,
+// Σ w_i Ḡ_i/Σ w_i (policy.HarmonicStaleness): +Inf if a page that changes
+// is never visited.
+func (s AllocationSum) Harmonic() float64 {
+	if s.weight == 0 {
+		return 0
+	}
+	return s.harmonic / s.weight
 }
 
 // Text columns: the numbers are right-aligned in widths that fit any value
@@ -134,6 +144,7 @@ func WriteAllocation(w io.Writer, rf *Rates, freq []float64, asJSON bool) Alloca
 		total.weight += r.sum.weight
 		total.fresh += r.sum.fresh
 		total.age += r.sum.age
+		total.harmonic += r.sum.harmonic
 	}
 	wg.Wait()
 	return total
@@ -149,6 +160,7 @@ func appendPage(b []byte, rf *Rates, i int, f float64, asJSON bool, idW, hostW i
 	s.weight += w
 	s.fresh += w * fresh
 	s.age += w * age
+	s.harmonic += w * policy.HarmonicStaleness(p.Rate, f)
 	if asJSON {
 		return appendJSON(b, rf, i, f, fresh, age)
 	}

@@ -122,20 +122,26 @@ func invH(y float64) float64 {
 	}
 	for range 50 {
 		em1 := oneMinusExp(r)
-		phi := hAge(r) - y
-		d1 := r * em1
-		d2 := em1 + r*(1-em1)
-		dx := phi / d1
-		dx /= 1 - dx*d2/(2*d1)
-		if r-dx <= 0 {
-			dx = r / 2
-		}
-		r -= dx
-		if math.Abs(dx) <= 1e-6*r {
-			break // Halley is cubic: the next error is below 1e-17
+		var done bool
+		if r, done = halley(r, hAge(r)-y, r*em1, em1+r*(1-em1)); done {
+			break
 		}
 	}
 	return r
+}
+
+// halley is one step of Halley's iteration for φ(r) = 0 from r > 0, given
+// φ(r), φ′(r) and φ″(r), kept above 0 (halving r instead); done says the
+// step was under 1e-6·r, after which, the iteration being cubic, the
+// error is below 1e-17.
+func halley(r, phi, d1, d2 float64) (next float64, done bool) {
+	dx := phi / d1
+	dx /= 1 - dx*d2/(2*d1)
+	if r-dx <= 0 {
+		dx = r / 2
+	}
+	r -= dx
+	return r, math.Abs(dx) <= 1e-6*r
 }
 
 // oneMinusExp is 1 − e^{−r}, with the slower expm1 only where it matters.

@@ -54,7 +54,7 @@ func (OptimalFreshness) Solve(pages []Page, budget float64, freq []float64) (mu 
 	}
 	eval := func(x float64) (s, ds float64) {
 		mu := math.Exp(x)
-		return sumPages(len(pages), func(lo, hi int) (s, ds float64) {
+		return SumChunks(len(pages), func(lo, hi int) (s, ds float64) {
 			return freshnessSum(pages[lo:hi], freq[lo:hi], mu)
 		})
 	}
@@ -135,7 +135,7 @@ func (OptimalAge) Solve(pages []Page, budget float64, freq []float64) (nu float6
 	}
 	eval := func(x float64) (s, ds float64) {
 		nu := math.Exp(x)
-		return sumPages(len(pages), func(lo, hi int) (s, ds float64) {
+		return SumChunks(len(pages), func(lo, hi int) (s, ds float64) {
 			return ageSum(pages[lo:hi], freq[lo:hi], nu)
 		})
 	}
@@ -273,14 +273,15 @@ func solveMultiplier(eval func(x float64) (s, ds float64), hi, budget float64, f
 	return hi, nil
 }
 
-// chunks is how many pieces sumPages cuts the pages into: fixed, so that
+// chunks is how many pieces SumChunks cuts the pages into: fixed, so that
 // the sum's rounding, and with it the allocation, does not depend on the
 // number of CPUs.
 const chunks = 64
 
-// sumPages returns Σ fn over [0, n) cut into chunks, the chunks run on up
-// to GOMAXPROCS goroutines and added in order.
-func sumPages(n int, fn func(lo, hi int) (s, ds float64)) (s, ds float64) {
+// SumChunks returns Σ fn over [0, n) cut into chunks, the chunks run on up
+// to GOMAXPROCS goroutines and added in order (below 2^14 items, fn over
+// all of them at once): the passes of the allocations over their pages.
+func SumChunks(n int, fn func(lo, hi int) (s, ds float64)) (s, ds float64) {
 	if n < 1<<14 {
 		return fn(0, n)
 	}

@@ -74,7 +74,7 @@ func (c Config) PlanRate(p *store.Page) float64 {
 // planFast reports whether the plan gives up pages that change at every
 // visit: under the objectives whose optimum gives pages up.
 func (c Config) planFast() bool {
-	return (c.Policy == Optimal || c.Policy == "") && c.Objective != Age
+	return (c.Policy == Optimal || c.Policy == "") && c.Objective != Age && c.Objective != Harmonic
 }
 
 // rateOf is PlanRate for a page whose censoring is cs.
@@ -168,6 +168,8 @@ func (c *Config) newPlanner(maxRevisit time.Duration) (*schedule.Planner, error)
 		rule = schedule.Age
 	case c.Objective == Cost:
 		rule = schedule.Cost
+	case c.Objective == Harmonic:
+		rule = schedule.Harmonic
 	default: // freshness, embarrassment
 		rule = schedule.Freshness
 	}

@@ -67,15 +67,19 @@ type Objective string
 // the stale share is 1 − freshness, so it is freshness weighted by the
 // pages' weights, which the crawler takes from their importance. Cost is
 // paper 001's staleness cost, a fetch costing CrawlCost of staleness.
+// Harmonic is Kolobov et al.'s harmonic staleness (policy.OptimalHarmonic):
+// a copy that missed N changes costs 1 + 1/2 + … + 1/N, so no page is
+// given up, the first missed change counting most.
 const (
 	Freshness     Objective = "freshness"
 	Age           Objective = "age"
 	Embarrassment Objective = "embarrassment"
 	Cost          Objective = "cost"
+	Harmonic      Objective = "harmonic"
 )
 
 // Objectives lists the objectives.
-var Objectives = []Objective{Freshness, Age, Embarrassment, Cost}
+var Objectives = []Objective{Freshness, Age, Embarrassment, Cost, Harmonic}
 
 // Defaults for zero fields of Config.
 const (

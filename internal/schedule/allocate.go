@@ -8,8 +8,8 @@ import (
 
 // Allocation says how Allocate divides a budget among pages.
 type Allocation struct {
-	// Rule is the allocation's rule: Uniform, Proportional, Freshness or
-	// Age. It is not used when Period is set.
+	// Rule is the allocation's rule: Uniform, Proportional, Freshness, Age
+	// or Harmonic. It is not used when Period is set.
 	Rule Rule
 	// Period, if set, makes the allocation paper 002's discrete one
 	// (policy.Embarrassment): whole fetches per Period seconds to each

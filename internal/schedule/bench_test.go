@@ -14,7 +14,7 @@ import (
 // cannot all be spent. This is the acceptance size of issue 5
 // ("freshcrawl allocate for 10⁷ pages in ≤ 10 s").
 func BenchmarkCapped(b *testing.B) {
-	for _, rule := range []Rule{Freshness, Age, Uniform} {
+	for _, rule := range []Rule{Freshness, Age, Uniform, Harmonic} {
 		for _, all := range []bool{false, true} {
 			name := fmt.Sprintf("%v/N=1e7/H=1e5", rule)
 			if all {

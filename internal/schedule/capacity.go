@@ -33,7 +33,8 @@ import (
 // equally among its pages, while the other hosts share the rest
 // (water-filling); Proportional visits pages in proportion to their change
 // rates, water-filled the same way, a saturated host's capacity shared by
-// rate. Cost needs no budget and is not supported.
+// rate. Harmonic (policy.OptimalHarmonic) is solved host by host
+// (cappedHarmonic). Cost needs no budget and is not supported.
 //
 // Pages that never change get no visits, as in policy; if no page changes
 // the budget is spread as Uniform spreads it.
@@ -100,12 +101,14 @@ func (a Capped) Solve(pages []policy.Page, budget float64, freq []float64) (Solu
 	}
 	changing := slices.ContainsFunc(pages, func(p policy.Page) bool { return p.Rate > 0 })
 	switch {
-	case a.Rule > Age:
+	case a.Rule == Cost || a.Rule > Harmonic:
 		return Solution{}, fmt.Errorf("%w: rule %v with host capacities", policy.ErrInput, a.Rule)
 	case a.Rule == Uniform || !changing:
 		return waterfill(pages, a.Hosts, false, budget, freq), nil
 	case a.Rule == Proportional:
 		return waterfill(pages, a.Hosts, true, budget, freq), nil
+	case a.Rule == Harmonic:
+		return cappedHarmonic(pages, a.Hosts, budget, freq), nil
 	default:
 		res, err := newKKT(pages, a.Hosts, a.Rule == Age).solve(budget, freq)
 		if err != nil {

@@ -133,6 +133,7 @@ func cubic(c *[8]float64, u float64) (v, dv float64) {
 type curveTables struct {
 	fresh freshTable
 	age   *cubicTable // ψ(y) for y ∈ [2^−60, 2^60)
+	harm  *cubicTable // χ(c) for c ∈ [2^−60, 2^4)
 }
 
 // freshTable is φ in one array of bins: first the bins of
@@ -164,8 +165,15 @@ var tables = sync.OnceValue(func() *curveTables {
 		r := 1 / psi
 		return psi, -y / (r * r * r * -math.Expm1(-r))
 	})
+	// dχ/d ln c = −(1/r²)·c/em2′(r) with em2′(r) = 1 − e^{−r}, at r = 1/χ.
+	harm := newCubicTable(-60, 64, func(c float64) (float64, float64) {
+		chi := policy.HarmonicFrequency(1, 1, c)
+		r := 1 / chi
+		return chi, -c / (r * r * -math.Expm1(-r))
+	})
 	nc := uint64(len(fresh.coef))
 	return &curveTables{
+		harm: harm,
 		fresh: freshTable{cFirst: fresh.first, dFirst: near.first, nc: nc, nd: uint64(len(near.coef)), zero: nc + uint64(len(near.coef)),
 			coef: append(append(fresh.coef, near.coef...), [8]float64{})},
 		age: age,
@@ -256,6 +264,28 @@ func (t *curveTables) agePsi(y float64) (psi, dpsi float64) {
 		return v, dv
 	}
 	return ageRest(y)
+}
+
+// harmChi is χ(c) = 1/em2⁻¹(c), the harmonic-optimal visits per change at
+// c = νλ/w (policy.HarmonicFrequency), and dχ/d ln c.
+func (t *curveTables) harmChi(c float64) (chi, dchi float64) {
+	if v, dv, ok := t.harm.at(c); ok {
+		return v, dv
+	}
+	switch {
+	case c <= 0:
+		return math.Inf(1), math.Inf(-1)
+	case c >= 16:
+		// em2⁻¹(c) = c + 1 + W₀(−x), x = e^{−(c+1)} < 5e-8, and
+		// W₀(−x) = −x − x² − …: r = c + 1 − x within 1e-17 (the table's
+		// cubics fit this near-hyperbola less well than 3e-10).
+		e := math.Exp(-(c + 1))
+		r := c + 1 - e
+		return 1 / r, -c / (r * r * (1 - e))
+	}
+	chi = policy.HarmonicFrequency(1, 1, c)
+	r := 1 / chi
+	return chi, -c / (r * r * -math.Expm1(-r))
 }
 
 // ageRest is agePsi outside the table: policy's exact inversion.

@@ -40,6 +40,13 @@ func TestCurveAccuracy(t *testing.T) {
 		dwant = -y / (r * r * r * -math.Expm1(-r))
 		worst = max(worst, math.Abs(got-want)/want)
 		worstD = max(worstD, math.Abs(dgot-dwant)/math.Abs(dwant))
+
+		got, dgot = tab.harmChi(y)
+		want = policy.HarmonicFrequency(1, 1, y)
+		r = 1 / want
+		dwant = -y / (r * r * -math.Expm1(-r))
+		worst = max(worst, math.Abs(got-want)/want)
+		worstD = max(worstD, math.Abs(dgot-dwant)/math.Abs(dwant))
 	}
 	t.Logf("worst relative error: value %.3g, derivative %.3g", worst, worstD)
 	if worst > 3e-10 || worstD > 1e-9 {

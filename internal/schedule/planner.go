@@ -23,9 +23,10 @@ const (
 	Freshness                // maximise weighted time-averaged freshness
 	Age                      // minimise weighted time-averaged age
 	Cost                     // minimise crawl cost plus staleness cost (paper 001)
+	Harmonic                 // minimise weighted time-averaged harmonic staleness (Kolobov et al.)
 )
 
-var ruleNames = [...]string{"uniform", "proportional", "freshness", "age", "cost"}
+var ruleNames = [...]string{"uniform", "proportional", "freshness", "age", "cost", "harmonic"}
 
 func (r Rule) String() string {
 	if int(r) < len(ruleNames) {
@@ -60,8 +61,8 @@ type PlannerConfig struct {
 // It holds the distribution of (rate, weight) over the collection as a
 // histogram with binsPerOctave bins an octave in each, maintained by Move
 // as pages enter, leave or change their estimate, and one number, the
-// rule's parameter x (the inverse Lagrange multiplier for Freshness and
-// Age, the frequency for Uniform, frequency per unit rate for
+// rule's parameter x (the inverse Lagrange multiplier for Freshness, Age
+// and Harmonic, the frequency for Uniform, frequency per unit rate for
 // Proportional), re-solved from the histogram so that the collection's
 // total frequency equals the budget. Interval then answers for one page in
 // O(1) from its own rate and weight and the maintained x. The re-solve is
@@ -122,7 +123,7 @@ var ErrPlanner = errors.New("schedule: planner")
 // NewPlanner returns an empty Planner.
 func NewPlanner(cfg PlannerConfig) (*Planner, error) {
 	switch {
-	case cfg.Rule > Cost:
+	case cfg.Rule > Harmonic:
 		return nil, fmt.Errorf("%w: unknown rule %d", ErrPlanner, cfg.Rule)
 	case cfg.MinInterval < 0 || cfg.MaxInterval < 0 || math.IsNaN(cfg.MinInterval) || math.IsNaN(cfg.MaxInterval):
 		return nil, fmt.Errorf("%w: intervals %g, %g", ErrPlanner, cfg.MinInterval, cfg.MaxInterval)
@@ -293,13 +294,13 @@ func (p *Planner) Interval(rate, weight float64) float64 {
 	return bound(p.freq(rate, weightOr1(weight), x), lo, hi)
 }
 
-// Multiplier returns the Lagrange multiplier μ of the Freshness and Age
-// rules at the maintained parameter (its inverse), re-solving first if
+// Multiplier returns the Lagrange multiplier μ of the Freshness, Age and
+// Harmonic rules at the maintained parameter (its inverse), re-solving first if
 // the plan has moved; 0 before there is a plan, and for the other rules.
 func (p *Planner) Multiplier() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cfg.Rule != Freshness && p.cfg.Rule != Age {
+	if p.cfg.Rule != Freshness && p.cfg.Rule != Age && p.cfg.Rule != Harmonic {
 		return 0
 	}
 	if x := p.param(); x > 0 {
@@ -387,6 +388,8 @@ func (p *Planner) freq(rate, w, x float64) float64 {
 		return policy.FreshnessFrequency(rate, w, 1/x)
 	case Age:
 		return policy.AgeFrequency(rate, w, 1/x)
+	case Harmonic:
+		return policy.HarmonicFrequency(rate, w, 1/x)
 	default: // Cost
 		return policy.FreshnessFrequency(rate, w, p.cfg.CrawlCost)
 	}
@@ -521,7 +524,7 @@ func (p *Planner) start() float64 {
 			return p.budget / sum
 		}
 		return 1
-	case Freshness, Age:
+	case Freshness, Age, Harmonic:
 		return f * 1e3
 	}
 	return f

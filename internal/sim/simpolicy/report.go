@@ -10,8 +10,11 @@ import (
 
 // Objective names what the comparison's optimal allocator optimises.
 func (c Comparison) Objective() string {
-	if _, ok := c.Allocator.(policy.OptimalAge); ok {
+	switch c.Allocator.(type) {
+	case policy.OptimalAge:
 		return "age"
+	case policy.OptimalHarmonic:
+		return "harmonic"
 	}
 	return "freshness"
 }
