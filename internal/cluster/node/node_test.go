@@ -67,6 +67,9 @@ func TestNodesCrawl(t *testing.T) {
 	defer srv.Close()
 	sc := simweb.DefaultConfig()
 	sc.Hosts, sc.PagesPerHost, sc.Churn = 8, 15, 0 // no page born or dying: 120 pages
+	// No Crawl-delay (TestKillNodes has them): a host asking for 5 s would
+	// hold the test half a minute.
+	sc.Robots.CrawlDelay = 0
 	web, err := simweb.New(sc, simweb.NewWallClock(1))
 	if err != nil {
 		t.Fatal(err)
