@@ -7,7 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/policy/sampling"
 )
 
 // SamplingWorld is what paper 004's experiments replay (Cho & Ntoulas §4):
@@ -150,19 +150,19 @@ func (c *cycle) take(i, d int) int {
 // cannot pay for s samples of every site it samples ⌊budget/len(sites)⌋
 // of each (the paper's Fig. 7 runs s up to 400 with 252 sites and R =
 // 100,000, which does not say what it did there; spec §C.10 flag).
-func (w *SamplingWorld) RunSampled(p policy.SamplingPolicy, s, budget, cycles int, rng *rand.Rand) []float64 {
+func (w *SamplingWorld) RunSampled(p sampling.SamplingPolicy, s, budget, cycles int, rng *rand.Rand) []float64 {
 	return w.runSampled(p, s, budget, cycles, nil, rng)
 }
 
 // RunSubset runs paper 004's subset sampling (§3.5, §4.4): the sites are
-// cut into groups of about groupPages pages (policy.SubsetGroups), cycle k
+// cut into groups of about groupPages pages (sampling.SubsetGroups), cycle k
 // samples s pages of each site of group k mod m and spends the rest of the
 // budget greedily within the group.
 func (w *SamplingWorld) RunSubset(groupPages, s, budget, cycles int, rng *rand.Rand) []float64 {
-	return w.runSampled(policy.SampledGreedy, s, budget, cycles, policy.SubsetGroups(w.Pages, groupPages), rng)
+	return w.runSampled(sampling.SampledGreedy, s, budget, cycles, sampling.SubsetGroups(w.Pages, groupPages), rng)
 }
 
-func (w *SamplingWorld) runSampled(p policy.SamplingPolicy, s, budget, cycles int, groups [][]int, rng *rand.Rand) []float64 {
+func (w *SamplingWorld) runSampled(p sampling.SamplingPolicy, s, budget, cycles int, groups [][]int, rng *rand.Rand) []float64 {
 	if groups == nil {
 		all := make([]int, len(w.Pages))
 		for i := range all {
@@ -176,11 +176,11 @@ func (w *SamplingWorld) runSampled(p policy.SamplingPolicy, s, budget, cycles in
 		cy.begin(k)
 		g := groups[k%len(groups)]
 		se := min(s, budget/len(g))
-		sites := make([]policy.SiteSample, len(g))
+		sites := make([]sampling.SiteSample, len(g))
 		found, used := 0, 0
 		for j, i := range g {
 			x := cy.take(i, min(se, w.Pages[i]))
-			sites[j] = policy.SiteSample{Pages: w.Pages[i], Sampled: min(se, w.Pages[i]), Changed: x}
+			sites[j] = sampling.SiteSample{Pages: w.Pages[i], Sampled: min(se, w.Pages[i]), Changed: x}
 			found += x
 			used += sites[j].Sampled
 		}
@@ -188,14 +188,14 @@ func (w *SamplingWorld) runSampled(p policy.SamplingPolicy, s, budget, cycles in
 			found += cy.take(g[j], d)
 			used += d
 		}
-		out[k] = policy.ChangeRatio(found, used)
+		out[k] = sampling.ChangeRatio(found, used)
 	}
 	return out
 }
 
 // RunAdaptive runs the adaptive-sampling policy (Algorithm 3.1) and
 // returns each cycle's ChangeRatio.
-func (w *SamplingWorld) RunAdaptive(a policy.AdaptiveSampling, budget, cycles int, rng *rand.Rand) []float64 {
+func (w *SamplingWorld) RunAdaptive(a sampling.AdaptiveSampling, budget, cycles int, rng *rand.Rand) []float64 {
 	cy := w.newCycle(rng)
 	out := make([]float64, cycles)
 	changed := make([]int, len(w.Pages))
@@ -215,16 +215,16 @@ func (w *SamplingWorld) RunAdaptive(a policy.AdaptiveSampling, budget, cycles in
 		for i, d := range run.Finish(rng) {
 			found += cy.take(i, d)
 		}
-		out[k] = policy.ChangeRatio(found, budget-run.Budget())
+		out[k] = sampling.ChangeRatio(found, budget-run.Budget())
 	}
 	return out
 }
 
 // RunFrequency runs the change-frequency-based policy
-// (policy.FrequencyBased) from no history and returns each cycle's
+// (sampling.FrequencyBased) from no history and returns each cycle's
 // ChangeRatio.
 func (w *SamplingWorld) RunFrequency(budget, cycles int) []float64 {
-	f := policy.NewFrequencyBased(w.Total())
+	f := sampling.NewFrequencyBased(w.Total())
 	out := make([]float64, cycles)
 	for k := range out {
 		changed := w.changed[k%len(w.changed)]
@@ -236,7 +236,7 @@ func (w *SamplingWorld) RunFrequency(budget, cycles int) []float64 {
 				found++
 			}
 		}
-		out[k] = policy.ChangeRatio(found, len(pages))
+		out[k] = sampling.ChangeRatio(found, len(pages))
 	}
 	return out
 }
@@ -256,7 +256,7 @@ func (w *SamplingWorld) RunRoundRobin(budget, cycles int) []float64 {
 			}
 			next = (next + 1) % total
 		}
-		out[k] = policy.ChangeRatio(found, min(budget, total))
+		out[k] = sampling.ChangeRatio(found, min(budget, total))
 	}
 	return out
 }
@@ -270,7 +270,7 @@ func (w *SamplingWorld) Oracle(budget, c int) float64 {
 // FrequencyLimit is the long-run ChangeRatio of a policy that visits each
 // page in proportion to its change frequency over the world's repeating
 // cycles, p_i = (cycles page i changed in)/(cycles): Σp_i²/Σp_i, what
-// policy.FrequencyBased tends to once its estimates have converged.
+// sampling.FrequencyBased tends to once its estimates have converged.
 func (w *SamplingWorld) FrequencyLimit() float64 {
 	var s1, s2 float64
 	for p := range w.changed[0] {

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/policy/sampling"
 )
 
 // Paper004Claims reproduces paper 004 (Cho & Ntoulas; spec §C.12): the
@@ -47,26 +47,26 @@ func Paper004Claims(ctx context.Context, rc Config) ([]Claim, error) {
 // paper004Closed is §3's worked numbers, computed exactly.
 func paper004Closed(seed uint64) ([]Claim, error) {
 	const ex = "paper 004 §3.2 Example 2"
-	sites := []policy.SiteSample{{Pages: 100, Sampled: 10, Changed: 7}, {Pages: 100, Sampled: 10, Changed: 2}}
+	sites := []sampling.SiteSample{{Pages: 100, Sampled: 10, Changed: 7}, {Pages: 100, Sampled: 10, Changed: 2}}
 	var claims []Claim
 	for _, c := range []struct {
-		p     policy.SamplingPolicy
+		p     sampling.SamplingPolicy
 		paper float64
-	}{{policy.SampledProportional, 0.56}, {policy.SampledGreedy, 0.65}} {
+	}{{sampling.SampledProportional, 0.56}, {sampling.SampledGreedy, 0.65}} {
 		d := c.p.Allocate(sites, 80, rand.New(rand.NewPCG(seed, 0)))
 		claims = append(claims, Claim{Row: Row{Section: ex, Kind: "printed", Paper: c.paper, Tol: 0.005,
 			Quantity: fmt.Sprintf("expected ChangeRatio, %v: %d and %d more downloads after 7/10 and 2/10 changed samples", c.p, d[0], d[1]),
-			Computed: policy.ExpectedFound(sites, d) / 100}})
+			Computed: sampling.ExpectedFound(sites, d) / 100}})
 	}
 	const f1 = "paper 004 §3.3 Fig. 1"
 	pages, changed := []int{100, 100}, []int{70, 20}
 	var g, p [51]float64
 	for s := range 51 {
 		var err error
-		if g[s], err = policy.SampledGreedy.Expected(pages, changed, s, 100); err != nil {
+		if g[s], err = sampling.SampledGreedy.Expected(pages, changed, s, 100); err != nil {
 			return nil, fmt.Errorf("paper 004 Fig. 1: %w", err)
 		}
-		if p[s], err = policy.SampledProportional.Expected(pages, changed, s, 100); err != nil {
+		if p[s], err = sampling.SampledProportional.Expected(pages, changed, s, 100); err != nil {
 			return nil, fmt.Errorf("paper 004 Fig. 1: %w", err)
 		}
 	}
@@ -100,7 +100,7 @@ func paper004Closed(seed uint64) ([]Claim, error) {
 			Quantity: fmt.Sprintf("Fig. 1: proportional's best expected ChangeRatio (at s = %d; spec: s = 2)", bestP), Paper: 0.5915, Computed: p[bestP]}},
 		Claim{Row: Row{Section: "paper 004 §4.3", Kind: "printed", Tol: 0.5,
 			Quantity: "rule-of-thumb sample size sqrt(N·r), N = 353,000/252, r = 100,000/353,000",
-			Paper:    20, Computed: policy.SampleSizeRule(353000.0/252, 100000.0/353000)}, PaperText: "≈ 20"},
+			Paper:    20, Computed: sampling.SampleSizeRule(353000.0/252, 100000.0/353000)}, PaperText: "≈ 20"},
 	)
 	return claims, nil
 }

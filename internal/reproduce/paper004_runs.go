@@ -10,7 +10,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/policy/sampling"
 	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
 
@@ -152,8 +152,8 @@ func (r *paper004Result) measureFig7(w *SamplingWorld, rng func(uint64) *rand.Ra
 	for j, s := range p004S {
 		// One stream for both: the same samples, so that the two differ
 		// only in how they spend the rest.
-		g := w.RunSampled(policy.SampledGreedy, s, p004Budget, p004Cycles, rng(1))
-		p := w.RunSampled(policy.SampledProportional, s, p004Budget, p004Cycles, rng(1))
+		g := w.RunSampled(sampling.SampledGreedy, s, p004Budget, p004Cycles, rng(1))
+		p := w.RunSampled(sampling.SampledProportional, s, p004Budget, p004Cycles, rng(1))
 		r.Greedy[j], r.Prop[j] = Mean(g), Mean(p)
 		if s == 1 {
 			r.SDGreedy1, r.SDProp1 = simpolicy.StatOf(g).SD, simpolicy.StatOf(p).SD
@@ -165,7 +165,7 @@ func (r *paper004Result) measureFig7(w *SamplingWorld, rng func(uint64) *rand.Ra
 // budgets, and Fig. 9's subset sampling.
 func (r *paper004Result) measureFig89(w *SamplingWorld, rng func(uint64) *rand.Rand) {
 	for j, R := range p004R {
-		r.GreedyR[j] = Mean(w.RunSampled(policy.SampledGreedy, 10, R, p004Cycles, rng(3)))
+		r.GreedyR[j] = Mean(w.RunSampled(sampling.SampledGreedy, 10, R, p004Cycles, rng(3)))
 		r.RoundRobinR[j] = Mean(w.RunRoundRobin(R, p004Cycles))
 		for c := range p004Cycles {
 			r.OracleR[j] += w.Oracle(R, c) / p004Cycles
@@ -179,7 +179,7 @@ func (r *paper004Result) measureFig89(w *SamplingWorld, rng func(uint64) *rand.R
 func (r *paper004Result) measureFig10(cycles int, rng func(uint64) *rand.Rand) {
 	lw := VShapedWorld(p004LongSites, p004LongPages, p004Cycles, rng(6))
 	r.LongFrequency = lw.RunFrequency(p004LongBudget, cycles)
-	r.LongGreedy = lw.RunSampled(policy.SampledGreedy, 10, p004LongBudget, cycles, rng(7))
+	r.LongGreedy = lw.RunSampled(sampling.SampledGreedy, 10, p004LongBudget, cycles, rng(7))
 	r.LongLimit = lw.FrequencyLimit()
 }
 
@@ -192,7 +192,7 @@ func (r *paper004Result) measureFig11(w *SamplingWorld, j int, rng func(uint64) 
 		if k > 10 && a != p004A09 {
 			continue
 		}
-		r.Adaptive[j][a] = Mean(w.RunAdaptive(policy.AdaptiveSampling{Alpha: alpha, K: k}, p004Budget, p004Cycles, rng(5)))
+		r.Adaptive[j][a] = Mean(w.RunAdaptive(sampling.AdaptiveSampling{Alpha: alpha, K: k}, p004Budget, p004Cycles, rng(5)))
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/policy/sampling"
 	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
 
@@ -66,7 +66,7 @@ func twoSites(rng *rand.Rand) *SamplingWorld {
 func TestRunSampledExpected(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	w := twoSites(rng)
-	for _, p := range []policy.SamplingPolicy{policy.SampledGreedy, policy.SampledProportional} {
+	for _, p := range []sampling.SamplingPolicy{sampling.SampledGreedy, sampling.SampledProportional} {
 		for _, s := range []int{3, 10} {
 			want, err := p.Expected([]int{100, 100}, []int{70, 20}, s, 100)
 			if err != nil {
@@ -92,9 +92,9 @@ func TestRunWholeBudget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	runs := map[string][]float64{
 		"round-robin":  w.RunRoundRobin(all, 3),
-		"greedy":       w.RunSampled(policy.SampledGreedy, 10, all, 3, rng),
-		"proportional": w.RunSampled(policy.SampledProportional, 10, all, 3, rng),
-		"adaptive":     w.RunAdaptive(policy.AdaptiveSampling{}, all, 3, rng),
+		"greedy":       w.RunSampled(sampling.SampledGreedy, 10, all, 3, rng),
+		"proportional": w.RunSampled(sampling.SampledProportional, 10, all, 3, rng),
+		"adaptive":     w.RunAdaptive(sampling.AdaptiveSampling{}, all, 3, rng),
 		"subset":       w.RunSubset(all, 10, all, 3, rng),
 	}
 	for name, got := range runs {

@@ -1,4 +1,4 @@
-package policy
+package sampling
 
 import (
 	"cmp"

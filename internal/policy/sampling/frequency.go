@@ -1,4 +1,4 @@
-package policy
+package sampling
 
 // FrequencyBased is the change-frequency-based policy paper 004 compares
 // its sampling policies with (§2.1 item 2, after its refs [8, 11]): each

@@ -1,4 +1,7 @@
-package policy
+// Package sampling holds paper 004's download policies (Cho & Ntoulas,
+// "Effective change detection using sampling", VLDB 2002; spec §C): which
+// sites' pages to download in a cycle, from samples of their changes.
+package sampling
 
 import (
 	"cmp"
@@ -6,9 +9,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
 
-// This file and its sampling_*.go siblings hold paper 004's download
+// This file and its siblings (adaptive.go, frequency.go) hold paper 004's download
 // policies (Cho & Ntoulas, "Effective change detection using sampling",
 // VLDB 2002; spec §C). Pages live in sites; once per download cycle a
 // budget of R downloads is spent, and the aim is to download as many pages
@@ -253,12 +258,12 @@ func roundShares(shares []float64) []int {
 func (p SamplingPolicy) Expected(pages, changed []int, s, budget int) (float64, error) {
 	n := len(pages)
 	if n == 0 || len(changed) != n || s < 0 || budget < s*n || budget <= 0 {
-		return 0, fmt.Errorf("%w: %d sites, %d changed counts, s = %d, budget %d", ErrInput, n, len(changed), s, budget)
+		return 0, fmt.Errorf("%w: %d sites, %d changed counts, s = %d, budget %d", policy.ErrInput, n, len(changed), s, budget)
 	}
 	outcomes := 1.0
 	for i := range pages {
 		if s > pages[i] || changed[i] < 0 || changed[i] > pages[i] {
-			return 0, fmt.Errorf("%w: site %d has %d pages, %d changed, s = %d", ErrInput, i, pages[i], changed[i], s)
+			return 0, fmt.Errorf("%w: site %d has %d pages, %d changed, s = %d", policy.ErrInput, i, pages[i], changed[i], s)
 		}
 		outcomes *= float64(s + 1)
 	}
@@ -267,7 +272,7 @@ func (p SamplingPolicy) Expected(pages, changed []int, s, budget int) (float64, 
 		orders = permutations(n)
 	}
 	if outcomes*float64(len(orders)) > 1e7 {
-		return 0, fmt.Errorf("%w: %g outcomes to enumerate", ErrInput, outcomes*float64(len(orders)))
+		return 0, fmt.Errorf("%w: %g outcomes to enumerate", policy.ErrInput, outcomes*float64(len(orders)))
 	}
 	sites := make([]SiteSample, n)
 	pmf := make([][]float64, n)
