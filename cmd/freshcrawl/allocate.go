@@ -10,6 +10,7 @@ import (
 
 	"github.com/freshcrawl/freshcrawl/internal/crawler"
 	"github.com/freshcrawl/freshcrawl/internal/dataset"
+	"github.com/freshcrawl/freshcrawl/internal/policy"
 	"github.com/freshcrawl/freshcrawl/internal/schedule"
 )
 
@@ -28,7 +29,7 @@ func allocateFlags(o *allocateOptions) *flag.FlagSet {
 	fs.StringVar(&o.hosts, "hosts", "", "hosts `file` (host, delay between requests)")
 	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "delay of the hosts the -hosts file does not list (0: no limit)")
 	fs.StringVar(&o.objective, "objective", "freshness", "freshness, age, harmonic or embarrassment")
-	fs.StringVar(&o.policy, "policy", "optimal", "optimal, uniform or proportional")
+	fs.StringVar(&o.policy, "policy", "optimal", "optimal, uniform, proportional, lambdacrawl or binary-poisson")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per page")
 	return fs
 }
@@ -47,9 +48,13 @@ func allocation(objective, pol string) (schedule.Allocation, error) {
 		return schedule.Allocation{Rule: schedule.Uniform}, nil
 	case "proportional":
 		return schedule.Allocation{Rule: schedule.Proportional}, nil
+	case "lambdacrawl":
+		return schedule.Allocation{Baseline: policy.LambdaCrawl{}}, nil
+	case "binary-poisson":
+		return schedule.Allocation{Baseline: policy.BinaryPoisson{}}, nil
 	case "optimal":
 	default:
-		return schedule.Allocation{}, fmt.Errorf("unknown -policy %q (want optimal, uniform or proportional)", pol)
+		return schedule.Allocation{}, fmt.Errorf("unknown -policy %q (want optimal, uniform, proportional, lambdacrawl or binary-poisson)", pol)
 	}
 	switch objective {
 	case "age":

@@ -360,3 +360,25 @@ func BenchmarkAllocate(b *testing.B) {
 		})
 	}
 }
+
+// TestAllocateBaselines: the Poisson-crawl baselines run, and on the
+// README's pages freshcrawl's own optima beat them at their own
+// objectives under evenly spaced visits; with a finite host limit they
+// are refused.
+func TestAllocateBaselines(t *testing.T) {
+	file := writeFile(t, "rates.tsv", "a\t9\nb\t1\nc\t0.5\t2\n")
+	for pol, want := range map[string]string{"lambdacrawl": "harmonic staleness 0.6735", "binary-poisson": "expected freshness 0.6070"} {
+		var out, errOut bytes.Buffer
+		if code := runAllocate([]string{"-rates", file, "-budget", "3", "-policy", pol}, &out, &errOut); code != 0 {
+			t.Fatalf("%s: exit %d: %s", pol, code, errOut.String())
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("%s: want %q:\n%s", pol, want, out.String())
+		}
+	}
+	hosted := writeFile(t, "hosted.tsv", "a\t9\t1\th\nb\t1\t1\th\n")
+	var out, errOut bytes.Buffer
+	if code := runAllocate([]string{"-rates", hosted, "-budget", "3", "-policy", "lambdacrawl"}, &out, &errOut); code == 0 {
+		t.Errorf("lambdacrawl with a host limit: exit 0\n%s", out.String())
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/freshcrawl/freshcrawl/internal/sim/simpolicy"
 )
 
 // TestSimulateHelp checks -h names every flag and output column.
@@ -80,8 +82,8 @@ func TestSimulateRun(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &js); err != nil {
 		t.Fatal(err)
 	}
-	if js.Pages != 300 || js.BudgetPerDay != 100 || len(js.Policies) != 6 {
-		t.Fatalf("pages %d, budget %g, %d policies; want 300, 100 (a third), 6", js.Pages, js.BudgetPerDay, len(js.Policies))
+	if js.Pages != 300 || js.BudgetPerDay != 100 || len(js.Policies) != len(simpolicy.Policies) {
+		t.Fatalf("pages %d, budget %g, %d policies; want 300, 100 (a third), %d", js.Pages, js.BudgetPerDay, len(js.Policies), len(simpolicy.Policies))
 	}
 	for _, p := range js.Policies {
 		if len(p.Seeds) != 2 || !(p.Freshness.Mean > 0 && p.Freshness.Mean <= 1) {
@@ -99,8 +101,8 @@ func TestSimulateRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Count(string(csv), "\n"); lines != 1+6*12 {
-		t.Errorf("csv has %d lines, want a header and 6 policies × 12 days", lines)
+	if lines, n := strings.Count(string(csv), "\n"), len(simpolicy.Policies); lines != 1+n*12 {
+		t.Errorf("csv has %d lines, want a header and %d policies × 12 days", lines, n)
 	}
 	svg, err := os.ReadFile(plotFile)
 	if err != nil || !bytes.Contains(svg, []byte("<svg")) {

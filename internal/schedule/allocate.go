@@ -1,7 +1,9 @@
 package schedule
 
 import (
+	"fmt"
 	"math"
+	"slices"
 
 	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
@@ -15,6 +17,10 @@ type Allocation struct {
 	// (policy.Embarrassment): whole fetches per Period seconds to each
 	// page and, under host limits, to each host (policy.GreedyCapped).
 	Period float64
+	// Baseline, if set, is another allocator (policy.LambdaCrawl,
+	// policy.BinaryPoisson), which knows no host limits: it is refused
+	// when a host's capacity is finite.
+	Baseline policy.Allocator
 }
 
 // Allocate divides budget, in fetches per second, among pages, each host
@@ -23,6 +29,11 @@ type Allocation struct {
 // or less when the hosts allow less.
 func (a Allocation) Allocate(pages []policy.Page, hosts Hosts, budget float64, freq []float64) (float64, error) {
 	switch {
+	case a.Baseline != nil:
+		if slices.ContainsFunc(hosts.Capacity, func(c float64) bool { return !math.IsInf(c, 1) }) {
+			return 0, fmt.Errorf("%w: this policy knows no host limits", policy.ErrInput)
+		}
+		return budget, a.Baseline.Allocate(pages, budget, freq)
 	case a.Period > 0:
 		return a.discrete(pages, hosts, budget, freq)
 	case hosts.Of == nil && a.Rule == Uniform:

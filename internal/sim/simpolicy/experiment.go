@@ -9,7 +9,7 @@ import (
 )
 
 // Policies are the policy names New accepts, in report order.
-var Policies = []string{"default", "oracle", "uniform", "proportional", "nutch", "stormcrawler"}
+var Policies = []string{"default", "oracle", "uniform", "proportional", "nutch", "stormcrawler", "lambdacrawl", "binary-poisson"}
 
 // Setup is what every policy of one comparison shares.
 type Setup struct {
@@ -63,6 +63,10 @@ func New(name string, s Setup) (sim.Policy, error) {
 		return NewAdaptive(policy.NewNutchSchedule(s.Pages, policy.NutchAdaptive{Default: uniformI}), uniformI), nil
 	case "stormcrawler":
 		return NewAdaptive(policy.NewStormSchedule(s.Pages, policy.StormCrawler{Default: uniformI}), uniformI), nil
+	case "lambdacrawl":
+		return learn(policy.LambdaCrawl{})
+	case "binary-poisson":
+		return learn(policy.BinaryPoisson{})
 	}
 	return nil, fmt.Errorf("unknown policy %q (want one of %v)", name, Policies)
 }
