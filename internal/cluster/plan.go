@@ -227,18 +227,12 @@ type shareReader struct {
 	bad bool
 }
 
-func (r *shareReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.bad, r.b = true, nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *shareReader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
+func (r *shareReader) varint() int64   { return readVarint(r, binary.Varint) }
 
-func (r *shareReader) varint() int64 {
-	v, n := binary.Varint(r.b)
+// readVarint reads one varint with read (binary.Uvarint or Varint).
+func readVarint[T uint64 | int64](r *shareReader, read func([]byte) (T, int)) T {
+	v, n := read(r.b)
 	if n <= 0 {
 		r.bad, r.b = true, nil
 		return 0

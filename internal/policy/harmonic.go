@@ -40,10 +40,12 @@ func HarmonicStaleness(lambda, f float64) float64 {
 	return harmonicG(lambda / f)
 }
 
-// harmonicG is Ḡ(r): summed from its series below r = 1.5 (alternating,
-// its largest term under 1), above from Ein(r) = γ + ln r + E₁(r).
+// harmonicG is Ḡ(r): summed from its series below r = 4 (alternating,
+// its largest term under 1, so it loses under 1e-15), above from
+// Ein(r) = γ + ln r + E₁(r), whose continued fraction converges slowly
+// near 1.
 func harmonicG(r float64) float64 {
-	if r < 1.5 {
+	if r < 4 {
 		term, sum := 1.0, 0.0 // term = (−1)^{k+1} rᵏ/(k+1)!
 		for k := 1; k < 60; k++ {
 			term *= r / float64(k+1)
@@ -167,30 +169,10 @@ func (OptimalHarmonic) Solve(pages []Page, budget float64, freq []float64) (nu f
 	if done, err := trivial(pages, budget, freq, k == 0); done {
 		return math.Inf(1), err
 	}
-	eval := func(x float64) (s, ds float64) {
-		nu := math.Exp(x)
-		return SumChunks(len(pages), func(lo, hi int) (s, ds float64) {
-			return harmonicSum(pages[lo:hi], freq[lo:hi], nu)
-		})
-	}
-	x, err := solveMultiplier(eval, min(2*math.Log(k/budget), math.Log(sw/budget)), budget, freq)
-	return math.Exp(x), err
-}
-
-// harmonicSum sets the harmonic-optimal freq of pages at multiplier nu and
-// returns their sum and its derivative in ln ν.
-func harmonicSum(pages []Page, freq []float64, nu float64) (s, ds float64) {
-	for i, p := range pages {
-		freq[i] = 0
-		if p.Rate == 0 {
-			continue
-		}
+	return solvePages(pages, budget, freq, min(2*math.Log(k/budget), math.Log(sw/budget)), func(p Page, nu float64) (f, df float64) {
 		c := nu * p.Rate / p.weight()
 		r := invEm2(c)
-		freq[i] = p.Rate / r
-		s += freq[i]
 		// d f/d ln ν = −(λ/r²)·c/em2′(r).
-		ds -= p.Rate * c / (r * r * oneMinusExp(r))
-	}
-	return s, ds
+		return p.Rate / r, -p.Rate * c / (r * r * oneMinusExp(r))
+	})
 }

@@ -40,11 +40,11 @@ func bruteHarmonic(r float64) float64 {
 // TestHarmonicStalenessBruteForce checks Ḡ against the expected harmonic
 // penalty computed from its definition (H_N over the Poisson count of
 // missed changes, averaged over the interval), on both sides of the
-// series/asymptotic switch at r = 1.5, and its limits: r/2 for small r
+// series/asymptotic switch at r = 4, and its limits: r/2 for small r
 // (a change missed half the interval on average costs 1), and γ + ln r −
 // 1 for large r.
 func TestHarmonicStalenessBruteForce(t *testing.T) {
-	for _, r := range []float64{1e-3, 0.05, 0.3, 1, 1.49, 1.51, 2.5, 7, 20, 60} {
+	for _, r := range []float64{1e-3, 0.05, 0.3, 1, 1.5, 2.5, 3.99, 4.01, 7, 20, 60} {
 		got, want := HarmonicStaleness(r, 1), bruteHarmonic(r)
 		if math.Abs(got-want) > 1e-9*want {
 			t.Errorf("Ḡ(%g) = %.15g, brute force %.15g", r, got, want)
@@ -98,6 +98,25 @@ func harmonicObjective(pages []Page, freq []float64) float64 {
 	return s
 }
 
+// bruteSimplex minimises a convex cost of n = 2 or 3 frequencies over
+// the simplex f ≥ 0, Σ f = budget by nested golden sections, and returns
+// the least cost and where it lies.
+func bruteSimplex(n int, budget float64, cost func(f []float64) float64) (float64, []float64) {
+	f := make([]float64, n)
+	at := func(f0 float64) float64 {
+		f[0] = f0
+		if n == 3 {
+			f[1] = golden(func(f1 float64) float64 { return cost([]float64{f0, f1, budget - f0 - f1}) }, 0, budget-f0)
+			f[2] = budget - f0 - f[1]
+		} else {
+			f[1] = budget - f0
+		}
+		return cost(f)
+	}
+	best := at(golden(at, 0, budget))
+	return best, f
+}
+
 // golden minimises a convex fn on [lo, hi].
 func golden(fn func(float64) float64, lo, hi float64) float64 {
 	const g = 0.6180339887498949
@@ -131,21 +150,7 @@ func TestOptimalHarmonicBruteForce(t *testing.T) {
 		if err := (OptimalHarmonic{}).Allocate(pages, budget, freq); err != nil {
 			t.Fatal(err)
 		}
-		brute := make([]float64, n)
-		cost := func(f0, f1 float64) float64 {
-			brute[0], brute[1] = f0, f1
-			if n == 3 {
-				brute[1] = golden(func(f1 float64) float64 {
-					return harmonicObjective(pages, []float64{f0, f1, budget - f0 - f1})
-				}, 0, budget-f0)
-				brute[2] = budget - f0 - brute[1]
-			} else {
-				brute[1] = budget - f0
-			}
-			return harmonicObjective(pages, brute)
-		}
-		f0 := golden(func(f0 float64) float64 { return cost(f0, 0) }, 0, budget)
-		best := cost(f0, 0)
+		best, brute := bruteSimplex(n, budget, func(f []float64) float64 { return harmonicObjective(pages, f) })
 		got := harmonicObjective(pages, freq)
 		if got > best*(1+1e-9) || got < best*(1-1e-6) {
 			t.Errorf("trial %d: objective %.12g, brute force %.12g (freq %v, brute %v)", trial, got, best, freq, brute)

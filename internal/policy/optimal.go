@@ -273,6 +273,31 @@ func solveMultiplier(eval func(x float64) (s, ds float64), hi, budget float64, f
 	return hi, nil
 }
 
+// solvePages finds the multiplier m at which the frequencies page(p, m)
+// of the pages that change (each with its derivative in ln m) sum to the
+// budget, searching down from ln m = hi, where the sum is at most the
+// budget (solveMultiplier), and leaves them in freq; pages that never
+// change get none. The caller has checked the request and served the
+// trivial cases.
+func solvePages(pages []Page, budget float64, freq []float64, hi float64, page func(p Page, m float64) (f, df float64)) (float64, error) {
+	eval := func(x float64) (s, ds float64) {
+		m := math.Exp(x)
+		return SumChunks(len(pages), func(lo, hi int) (s, ds float64) {
+			for i, p := range pages[lo:hi] {
+				freq[lo+i] = 0
+				if p.Rate > 0 {
+					f, df := page(p, m)
+					freq[lo+i] = f
+					s, ds = s+f, ds+df
+				}
+			}
+			return s, ds
+		})
+	}
+	x, err := solveMultiplier(eval, hi, budget, freq)
+	return math.Exp(x), err
+}
+
 // chunks is how many pieces SumChunks cuts the pages into: fixed, so that
 // the sum's rounding, and with it the allocation, does not depend on the
 // number of CPUs.

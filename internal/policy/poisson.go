@@ -53,25 +53,12 @@ func (LambdaCrawl) Allocate(pages []Page, budget float64, freq []float64) error 
 	if done, err := trivial(pages, budget, freq, sw == 0); done {
 		return err
 	}
-	eval := func(x float64) (s, ds float64) {
-		lambda := math.Exp(x)
-		return SumChunks(len(pages), func(lo, hi int) (s, ds float64) {
-			for i, p := range pages[lo:hi] {
-				freq[lo+i] = 0
-				if p.Rate == 0 {
-					continue
-				}
-				d := p.Rate
-				root := math.Sqrt(d*d + 4*p.weight()*d/lambda)
-				f := 2 * p.weight() * d / (lambda * (d + root))
-				freq[lo+i] = f
-				s += f
-				ds -= p.weight() * d / (lambda * root) // dρ/d ln λ
-			}
-			return s, ds
-		})
-	}
-	_, err := solveMultiplier(eval, math.Log(sw/budget), budget, freq)
+	_, err := solvePages(pages, budget, freq, math.Log(sw/budget), func(p Page, lambda float64) (f, df float64) {
+		d := p.Rate
+		root := math.Sqrt(d*d + 4*p.weight()*d/lambda)
+		// ρ, and dρ/d ln λ = −μΔ/(λ·root).
+		return 2 * p.weight() * d / (lambda * (d + root)), -p.weight() * d / (lambda * root)
+	})
 	return err
 }
 
@@ -96,24 +83,12 @@ func (BinaryPoisson) Allocate(pages []Page, budget float64, freq []float64) erro
 	if done, err := trivial(pages, budget, freq, k == 0); done {
 		return err
 	}
-	eval := func(x float64) (s, ds float64) {
-		lambda := math.Exp(x)
-		return SumChunks(len(pages), func(lo, hi int) (s, ds float64) {
-			for i, p := range pages[lo:hi] {
-				freq[lo+i] = 0
-				if p.Rate == 0 {
-					continue
-				}
-				q := math.Sqrt(p.weight() * p.Rate / lambda)
-				if f := q - p.Rate; f > 0 {
-					freq[lo+i] = f
-					s += f
-					ds -= q / 2 // dρ/d ln λ
-				}
-			}
-			return s, ds
-		})
-	}
-	_, err := solveMultiplier(eval, 2*math.Log(k/budget), budget, freq)
+	_, err := solvePages(pages, budget, freq, 2*math.Log(k/budget), func(p Page, lambda float64) (f, df float64) {
+		q := math.Sqrt(p.weight() * p.Rate / lambda)
+		if q <= p.Rate {
+			return 0, 0 // given up: μ ≤ λΔ
+		}
+		return q - p.Rate, -q / 2 // ρ, and dρ/d ln λ
+	})
 	return err
 }

@@ -73,20 +73,7 @@ func TestPoissonBaselinesBruteForce(t *testing.T) {
 			if err := tc.a.Allocate(pages, budget, freq); err != nil {
 				t.Fatal(err)
 			}
-			f := make([]float64, n)
-			cost := func(f0 float64) float64 {
-				f[0] = f0
-				if n == 3 {
-					f[1] = golden(func(f1 float64) float64 {
-						return tc.cost(pages, []float64{f0, f1, budget - f0 - f1})
-					}, 0, budget-f0)
-					f[2] = budget - f0 - f[1]
-				} else {
-					f[1] = budget - f0
-				}
-				return tc.cost(pages, f)
-			}
-			best := cost(golden(cost, 0, budget))
+			best, _ := bruteSimplex(n, budget, func(f []float64) float64 { return tc.cost(pages, f) })
 			if got := tc.cost(pages, freq); got > best*(1+1e-9)+1e-12 || got < best*(1-1e-6) {
 				t.Errorf("trial %d %s: objective %.12g, brute force %.12g (freq %v)", trial, tc.name, got, best, freq)
 			}

@@ -24,14 +24,14 @@ import (
 // partition plans at that multiplier (SetShared), its fetch budget being
 // what its pages ask for at it plus its share of the discovery.
 
-// Share is what a partition's plan tells the cluster's.
+// Share is what a partition's plan tells the cluster's (cluster.Plans
+// carries it in a binary form of its own).
 type Share struct {
-	Held   int64   `json:"held"`
-	Queued int64   `json:"queued"`
-	Excess float64 `json:"excess,omitempty"` // planned frequency its hosts at capacity cannot take, per second
+	Held, Queued int64
+	Excess       float64 // planned frequency its hosts at capacity cannot take, per second
 	// Bins is the plan's histogram: [rate bin, weight bin, pages] (see
 	// schedule.Bin); empty under the policies that plan nothing.
-	Bins [][3]int64 `json:"bins,omitempty"`
+	Bins [][3]int64
 }
 
 // Shared is the cluster's plan, as each partition applies it.
