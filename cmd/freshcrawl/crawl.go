@@ -98,6 +98,7 @@ type crawlOptions struct {
 	rankInterval   time.Duration
 	topic          string
 	objective      string
+	signals        bool
 	crawlCost      time.Duration
 	maxRevisit     time.Duration
 	workers        int
@@ -133,8 +134,9 @@ func crawlFlags(o *crawlOptions) *flag.FlagSet {
 	fs.StringVar(&o.userAgent, "user-agent", fetch.DefaultUserAgent, "User-Agent header; robots.txt groups are matched on its first word")
 	fs.Var(&o.scope, "scope", "links followed: `host|site|any` (to the seeds' hosts, to their sites, i.e. registered domains, or all; default site, or on a resume the crawl's own)")
 	fs.DurationVar(&o.revisit, "revisit", 0, "mean interval between fetches of a held page (0: the one that fits -budget; see REFRESH above)")
-	fs.StringVar(&o.policy, "policy", string(refresh.Optimal), "refresh `policy`: optimal, uniform, proportional, nutch, stormcrawler or roundrobin (see REFRESH above)")
+	fs.StringVar(&o.policy, "policy", string(refresh.Optimal), "refresh `policy`: optimal, uniform, proportional, nutch, stormcrawler, roundrobin, lambdacrawl or binary-poisson (see REFRESH above)")
 	fs.StringVar(&o.objective, "objective", string(refresh.Freshness), "what -policy optimal optimises: `freshness|age|harmonic|embarrassment|cost`")
+	fs.BoolVar(&o.signals, "signals", true, "act on the lastmod dates of sitemaps that have proven honest: revisit the pages they say changed (false: read sitemaps for new URLs only; see SIGNALS above)")
 	fs.DurationVar(&o.crawlCost, "crawl-cost", refresh.DefaultCrawlCost, "with -objective cost: one fetch costs as much as a copy being stale this long")
 	fs.DurationVar(&o.maxRevisit, "max-revisit", 0, "longest wait between fetches of a held page, and how often pages the optimum gives up are probed (0: 2 mean intervals)")
 	fs.IntVar(&o.workers, "workers", crawler.DefaultWorkers, "most requests in flight at once")
@@ -281,6 +283,7 @@ func (o *crawlOptions) crawlerConfig(seeds []string, log *slog.Logger) crawler.C
 		RankInterval:   o.rankInterval,
 		Topic:          o.topic,
 		Objective:      refresh.Objective(o.objective),
+		NoSignals:      !o.signals,
 		CrawlCost:      o.crawlCost,
 		MaxRevisit:     o.maxRevisit,
 		Workers:        o.workers,

@@ -31,6 +31,7 @@ type demoOptions struct {
 	logFormat        string
 	policy           refresh.Name
 	objective        refresh.Objective
+	signals          bool
 	hist             replay.Options
 	nodes, parts     int
 }
@@ -51,8 +52,11 @@ func demoFlags(o *demoOptions) *flag.FlagSet {
 	fs.StringVar(&o.control, "control", "", "also serve simweb's control API (truth, audit) on this address, e.g. 127.0.0.1:8081")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelError, "log `level` of the crawl, as crawl's: debug, info, warn (every failed fetch) or error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text (key=value) or json (an object a line)")
-	fs.StringVar((*string)(&o.policy), "policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch, stormcrawler or roundrobin (see freshcrawl crawl -h)")
-	fs.StringVar((*string)(&o.objective), "objective", string(refresh.Freshness), "what -policy optimal optimises: freshness, age, embarrassment or cost")
+	fs.StringVar((*string)(&o.policy), "policy", string(refresh.Optimal), "refresh policy: optimal, uniform, proportional, nutch, stormcrawler, roundrobin, lambdacrawl or binary-poisson (see freshcrawl crawl -h)")
+	fs.StringVar((*string)(&o.objective), "objective", string(refresh.Freshness), "what -policy optimal optimises: freshness, age, harmonic, embarrassment or cost")
+	fs.BoolVar(&o.signals, "signals", true, "act on the lastmod dates of sitemaps that have proven honest (see freshcrawl crawl -h)")
+	fs.Float64Var(&o.web.Sitemaps.None, "sitemap-none", o.web.Sitemaps.None, "simweb: share of sites without a sitemap")
+	fs.Float64Var(&o.web.Sitemaps.Wrong, "sitemap-wrong", o.web.Sitemaps.Wrong, "simweb: share of sites whose sitemap lastmod dates are wrong (the rest are honest)")
 	fs.DurationVar(&o.warmup, "warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
 	fs.IntVar(&o.nodes, "nodes", 1, "crawl with a cluster of this many nodes in this process, over an embedded NATS server (1: one crawl; a cluster has no dashboard)")
 	fs.IntVar(&o.parts, "partitions", cluster.DefaultPartitions, "with -nodes: partitions of the web, by site")
@@ -83,7 +87,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := demo.Config{
 		DataDir: o.dataDir, Listen: o.listen, Control: o.control, Budget: o.budget, Delay: o.delay,
-		Every: o.every, Warmup: o.warmup, Policy: o.policy, Objective: o.objective,
+		Every: o.every, Warmup: o.warmup, Policy: o.policy, Objective: o.objective, NoSignals: !o.signals,
 		Logger: newLogger(stderr, o.logFormat, o.logLevel), Nodes: o.nodes, Partitions: o.parts, Stdout: stdout,
 	}
 	var err error

@@ -69,6 +69,8 @@ func TestReproduceQuick(t *testing.T) {
 		"overlap (N − I)/I in firewall and exchange mode, every n: exactly 0",
 		"exchange, site-hash, immediate: URLs exchanged per page, n = 64",
 		"firewall quality falls with n = 2, 8, 64",
+		"the default keeps pages fresher than LambdaCrawl",
+		"harmonic staleness ln(1 + Δ/ρ) of a Poisson crawl",
 	} {
 		found := false
 		for _, r := range rows {

@@ -36,7 +36,7 @@ func simulateFlags(o *simulateOptions) *flag.FlagSet {
 	fs.Float64Var(&o.days, "days", 150, "simulated `days`")
 	fs.Float64Var(&o.warmup, "warmup", 60, "`days` at the start left out of the averages")
 	fs.Float64Var(&o.budget, "budget", 0, "`fetches` per day (0: pages/3, a third of a daily visit per page)")
-	fs.StringVar(&o.policy, "policy", "all", "policy `name`: "+strings.Join(simpolicy.Policies, ", ")+" or all")
+	fs.StringVar(&o.policy, "policy", "all", "policy `names`, comma-separated: "+strings.Join(simpolicy.Policies, ", ")+"; or all")
 	fs.StringVar(&o.objective, "objective", "freshness", "freshness, age or harmonic")
 	fs.StringVar(&o.model, "model", "poisson", "change `model`: poisson, pareto, qd or mix")
 	fs.Float64Var(&o.lastMod, "lastmod", 0.6, "`share` of pages sending an honest Last-Modified (simweb: 0.6)")
@@ -75,10 +75,15 @@ func (o *simulateOptions) comparison() (simpolicy.Comparison, error) {
 	}
 	c.Policies = simpolicy.Policies
 	if o.policy != "all" {
-		if !slices.Contains(simpolicy.Policies, o.policy) {
-			return c, fmt.Errorf("unknown -policy %q (want %s or all)", o.policy, strings.Join(simpolicy.Policies, ", "))
+		c.Policies = nil
+		for _, name := range strings.Split(o.policy, ",") {
+			if !slices.Contains(simpolicy.Policies, name) {
+				return c, fmt.Errorf("unknown -policy %q (want %s or all, or a comma-separated list)", name, strings.Join(simpolicy.Policies, ", "))
+			}
+			if !slices.Contains(c.Policies, name) {
+				c.Policies = append(c.Policies, name)
+			}
 		}
-		c.Policies = []string{o.policy}
 	}
 	budget := o.budget
 	if budget == 0 {
@@ -205,7 +210,7 @@ func writeSimulate(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Report) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "policy\tfreshness\t% of oracle\tage (days)\tfetches\tchanges\tto given-up\tdelay\twall\t\n")
+	fmt.Fprint(tw, "policy\tfreshness\t% of oracle\tage (days)\tharmonic\tfetches\tbudget used\tchanges\tto given-up\tdelay\twall\t\n")
 	for _, r := range rep.Rows {
 		pct := r.OfOracle
 		pct.Mean, pct.SD = 100*pct.Mean, 100*pct.SD
@@ -213,8 +218,9 @@ func writeSimulate(w io.Writer, c simpolicy.Comparison, rep *simpolicy.Report) {
 		age.Mean, age.SD = age.Mean/secondsPerDay, age.SD/secondsPerDay
 		toGivenUp := r.ToGivenUp
 		toGivenUp.Mean, toGivenUp.SD = 100*toGivenUp.Mean, 100*toGivenUp.SD
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s %%\t%s\t%s\t\n", r.Policy, pm(r.Freshness, "%.4f", k), pm(pct, "%.2f", k),
-			pm(age, "%.3g", k), r.Fetches.Mean, r.Changes.Mean, pm(toGivenUp, "%.1f", k), dataset.HumanSeconds(r.Delay.Mean), r.Wall.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.0f\t%.3f\t%.0f\t%s %%\t%s\t%s\t\n", r.Policy, pm(r.Freshness, "%.4f", k), pm(pct, "%.2f", k),
+			pm(age, "%.3g", k), pm(r.Harmonic, "%.4f", k), r.Fetches.Mean, r.BudgetUsed.Mean, r.Changes.Mean, pm(toGivenUp, "%.1f", k),
+			dataset.HumanSeconds(r.Delay.Mean), r.Wall.Round(time.Millisecond))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "wall time %v\n", rep.Wall.Round(time.Millisecond))

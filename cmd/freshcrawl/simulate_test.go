@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,7 @@ func TestSimulateHelp(t *testing.T) {
 	}
 	for _, s := range []string{"-pages", "-days", "-warmup", "-budget", "-policy", "-objective", "-model",
 		"-known-rates", "-seeds", "-csv", "-plot", "-json", "-lastmod", "-max-interval", "-replan",
-		"-prior-weight", "freshness", "% of oracle", "age", "fetches", "changes", "delay", "wall",
+		"-prior-weight", "freshness", "% of oracle", "age", "harmonic", "fetches", "budget used", "changes", "delay", "wall",
 		"default", "oracle", "uniform", "proportional", "nutch", "stormcrawler"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("help lacks %q", s)
@@ -76,6 +77,8 @@ func TestSimulateRun(t *testing.T) {
 			Freshness stat              `json:"freshness"`
 			OfOracle  stat              `json:"of_oracle"`
 			Fetches   stat              `json:"fetches"`
+			Used      stat              `json:"budget_used"`
+			Harmonic  stat              `json:"harmonic"`
 			Seeds     []json.RawMessage `json:"seeds"`
 		} `json:"policies"`
 	}
@@ -93,6 +96,13 @@ func TestSimulateRun(t *testing.T) {
 		if p.Fetches.Mean > 801 {
 			t.Errorf("%s: %g fetches, budget allows 800", p.Policy, p.Fetches.Mean)
 		}
+		if math.Abs(p.Used.Mean-p.Fetches.Mean/800) > 1e-9 {
+			t.Errorf("%s: budget used %g, fetches %g of 800", p.Policy, p.Used.Mean, p.Fetches.Mean)
+		}
+		// A stale copy costs at least 1, a fresh one 0.
+		if !(p.Harmonic.Mean >= 1-p.Freshness.Mean) {
+			t.Errorf("%s: harmonic staleness %g below the stale share %g", p.Policy, p.Harmonic.Mean, 1-p.Freshness.Mean)
+		}
 		if p.Policy == "oracle" && p.OfOracle.Mean != 1 {
 			t.Errorf("oracle is %g of itself", p.OfOracle.Mean)
 		}
@@ -109,10 +119,10 @@ func TestSimulateRun(t *testing.T) {
 		t.Errorf("plot: %v", err)
 	}
 	out.Reset()
-	if code := runSimulate([]string{"-pages", "200", "-days", "5", "-warmup", "1", "-policy", "nutch"}, &out, &errOut); code != 0 {
+	if code := runSimulate([]string{"-pages", "200", "-days", "5", "-warmup", "1", "-policy", "nutch,lambdacrawl"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	for _, s := range []string{"200 pages", "nutch", "oracle", "100.00"} {
+	for _, s := range []string{"200 pages", "nutch", "lambdacrawl", "oracle", "100.00", "harmonic", "budget used"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, out.String())
 		}

@@ -178,6 +178,9 @@ type Config struct {
 	// Objective is what refresh.Optimal optimises; empty means
 	// refresh.Freshness.
 	Objective refresh.Objective
+	// NoSignals reads sitemaps for new URLs only, never for their lastmod
+	// dates (refresh.Config.NoSignals).
+	NoSignals bool
 	// CrawlCost is, for refresh.Cost, what one fetch costs in seconds of
 	// a page being stale on the servers' clock (paper 001's C_c/C_s).
 	// Zero means refresh.DefaultCrawlCost.
@@ -327,6 +330,6 @@ func (c *Config) refresh() refresh.Config {
 	return refresh.Config{
 		Policy: c.Policy, Objective: c.Objective, CrawlCost: c.CrawlCost, MaxRevisit: c.MaxRevisit,
 		Revisit: c.Revisit, Budget: c.Budget, Capacity: c.MaxPages, ChangeDecay: c.ChangeDecay,
-		TimeScale: c.TimeScale, Logger: c.Logger, Now: c.Now,
+		TimeScale: c.TimeScale, Logger: c.Logger, Now: c.Now, NoSignals: c.NoSignals,
 	}
 }

@@ -43,6 +43,7 @@ type Config struct {
 	Warmup          time.Duration // the summary averages the lines after it
 	Policy          refresh.Name
 	Objective       refresh.Objective
+	NoSignals       bool // crawler.Config.NoSignals
 	Logger          *slog.Logger
 	// Nodes > 1 crawls with a cluster of that many nodes in this process
 	// (internal/cluster/node), over Partitions partitions, through an
@@ -251,7 +252,7 @@ func (d *demo) crawlConfig(addr net.Addr, capacity int) (crawler.Config, error) 
 		Fetch:    fetch.Config{AllowPrivate: true, Resolve: []fetch.ResolveRule{rule}},
 		Logger:   d.cfg.Logger,
 		OnFetch:  d.observe,
-		Policy:   d.cfg.Policy, Objective: d.cfg.Objective,
+		Policy:   d.cfg.Policy, Objective: d.cfg.Objective, NoSignals: d.cfg.NoSignals,
 		// Last-Modified and Date come from simweb's simulated clock.
 		TimeScale: d.web.Speed(),
 	}, nil

@@ -63,6 +63,40 @@ func harmonicG(r float64) float64 {
 	return eulerGamma + math.Log(r) + expint1(r) - 1 + oneMinusExp(r)/r
 }
 
+// HarmonicStretch is λ·∫₀ᵀ E[H_{N(t)}] dt at y = λT for a Poisson page of
+// rate λ that changed at time 0 and has not been visited since: the
+// harmonic penalty its copy is expected to accrue over the first T of a
+// stale stretch, in units of 1/λ. N(t) = 1 + M with M ~ Poisson(λt), and
+// E[H_{1+M}] = E[H_M] + E[1/(1+M)] = Ein(y) + (1 − e^{−y})/y, whose
+// integral from 0 to Y is (Y + 1)·Ein(Y) − em2(Y) (by parts, as Ḡ). The
+// simulator measures a run's time-averaged harmonic staleness with it
+// without drawing the changes after a stretch's first.
+func HarmonicStretch(y float64) float64 {
+	if !(y > 0) {
+		return 0
+	}
+	return (y+1)*ein(y) - em2(y)
+}
+
+// ein is the entire exponential integral Ein(y) = ∫₀ʸ (1 − e^{−s})/s ds
+// = Σ_{k≥1} (−1)^{k+1} yᵏ/(k·k!): the series below y = 4 (its largest
+// term under 4, so it loses under a digit), γ + ln y + E₁(y) above.
+func ein(y float64) float64 {
+	if y < 4 {
+		term, sum := -1.0, 0.0 // term = (−1)^{k+1} yᵏ/k!
+		for k := 1; k < 80; k++ {
+			term *= -y / float64(k)
+			t := term / float64(k)
+			sum += t
+			if math.Abs(t) < 1e-17*math.Abs(sum) {
+				break
+			}
+		}
+		return sum
+	}
+	return eulerGamma + math.Log(y) + expint1(y)
+}
+
 // eulerGamma is the Euler–Mascheroni constant γ.
 const eulerGamma = 0.57721566490153286061
 

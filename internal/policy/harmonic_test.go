@@ -24,17 +24,7 @@ func bruteHarmonic(r float64) float64 {
 		}
 		return s
 	}
-	const steps = 4000
-	dy := r / steps
-	sum := expH(0) + expH(r)
-	for i := 1; i < steps; i++ {
-		w := 2.0
-		if i%2 == 1 {
-			w = 4
-		}
-		sum += w * expH(float64(i)*dy)
-	}
-	return sum * dy / 3 / r
+	return simpson(expH, 0, r, 4000) / r
 }
 
 // TestHarmonicStalenessBruteForce checks Ḡ against the expected harmonic
@@ -177,5 +167,40 @@ func TestOptimalHarmonicBruteForce(t *testing.T) {
 	}
 	if math.Abs(sum-0.01) > SumTolerance*0.01 {
 		t.Errorf("frequencies sum to %g, budget 0.01", sum)
+	}
+}
+
+// TestHarmonicStretch checks the stretch integral two ways: against
+// E[H_{1+M}], M ~ Poisson(y), summed term by term and integrated by
+// Simpson's rule; and, averaged over the time c of the first change in a
+// visit interval I (density λe^{−λc}), against I·Ḡ(λI), which counts the
+// same penalty from the visit (the closed form HarmonicStaleness).
+func TestHarmonicStretch(t *testing.T) {
+	expH1 := func(y float64) float64 { // E[H_{1+M}]
+		s, h, p := 0.0, 0.0, math.Exp(-y)
+		for n := 1; n < 2000; n++ {
+			h += 1 / float64(n)
+			s += p * h
+			p *= y / float64(n)
+			if float64(n) > y+40*math.Sqrt(y)+40 {
+				break
+			}
+		}
+		return s
+	}
+	for _, y := range []float64{1e-3, 0.1, 1, 3.9, 4.1, 10, 60} {
+		got, want := HarmonicStretch(y), simpson(expH1, 0, y, 4000)
+		if math.Abs(got-want) > 1e-9*want {
+			t.Errorf("HarmonicStretch(%g) = %.12g, brute force %.12g", y, got, want)
+		}
+	}
+	for _, r := range []float64{0.05, 1, 5, 30} { // λ = 1, I = r
+		got := simpson(func(c float64) float64 { return math.Exp(-c) * HarmonicStretch(r-c) }, 0, r, 4000) / r
+		if want := HarmonicStaleness(r, 1); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("r = %g: stretches averaged %.12g, Ḡ %.12g", r, got, want)
+		}
+	}
+	if HarmonicStretch(0) != 0 {
+		t.Errorf("HarmonicStretch(0) = %g", HarmonicStretch(0))
 	}
 }

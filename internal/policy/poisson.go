@@ -55,11 +55,19 @@ func (LambdaCrawl) Allocate(pages []Page, budget float64, freq []float64) error 
 	}
 	_, err := solvePages(pages, budget, freq, math.Log(sw/budget), func(p Page, lambda float64) (f, df float64) {
 		d := p.Rate
-		root := math.Sqrt(d*d + 4*p.weight()*d/lambda)
 		// ρ, and dρ/d ln λ = −μΔ/(λ·root).
-		return 2 * p.weight() * d / (lambda * (d + root)), -p.weight() * d / (lambda * root)
+		return LambdaCrawlFrequency(d, p.weight(), lambda), -p.weight() * d / (lambda * math.Sqrt(d*d+4*p.weight()*d/lambda))
 	})
 	return err
+}
+
+// LambdaCrawlFrequency is LambdaCrawl's crawl rate ρ of one page of change
+// rate delta and weight w at multiplier lambda (see LambdaCrawl).
+func LambdaCrawlFrequency(delta, w, lambda float64) float64 {
+	if delta == 0 {
+		return 0
+	}
+	return 2 * w * delta / (lambda * (delta + math.Sqrt(delta*delta+4*w*delta/lambda)))
 }
 
 // BinaryPoisson maximises Σ μ_i ρ_i/(ρ_i + Δ_i) under Σ ρ_i = B: the
@@ -84,11 +92,22 @@ func (BinaryPoisson) Allocate(pages []Page, budget float64, freq []float64) erro
 		return err
 	}
 	_, err := solvePages(pages, budget, freq, 2*math.Log(k/budget), func(p Page, lambda float64) (f, df float64) {
-		q := math.Sqrt(p.weight() * p.Rate / lambda)
-		if q <= p.Rate {
-			return 0, 0 // given up: μ ≤ λΔ
+		rho := BinaryPoissonFrequency(p.Rate, p.weight(), lambda)
+		if rho == 0 {
+			return 0, 0
 		}
-		return q - p.Rate, -q / 2 // ρ, and dρ/d ln λ
+		return rho, -(rho + p.Rate) / 2 // ρ, and dρ/d ln λ = −√(μΔ/λ)/2
 	})
 	return err
+}
+
+// BinaryPoissonFrequency is Azar et al.'s crawl rate ρ of one page of
+// change rate delta and weight w at multiplier lambda: √(wΔ/λ) − Δ, or 0
+// for a page given up (w ≤ λΔ; see BinaryPoisson).
+func BinaryPoissonFrequency(delta, w, lambda float64) float64 {
+	q := math.Sqrt(w * delta / lambda)
+	if q <= delta {
+		return 0
+	}
+	return q - delta
 }

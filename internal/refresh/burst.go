@@ -226,7 +226,7 @@ type Signal struct {
 // none, no one).
 func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, since, now time.Time, rows Rows) (int, error) {
 	sm := m.changeOf(h).state.Sitemap
-	if m.planner == nil || !m.planFast || Distrusted(sm) {
+	if m.planner == nil || !m.planFast || Distrusted(sm) || m.cfg.NoSignals {
 		return 0, nil
 	}
 	trusted := Trusted(sm)

@@ -1,6 +1,7 @@
 package refresh
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -236,5 +237,40 @@ func TestDueSitemapPlannedOnly(t *testing.T) {
 		if p, ok, err := m.DueSitemap(h, now); err != nil || ok != tt.want || ok && p.URL != sm.URL {
 			t.Errorf("%s: DueSitemap = %q, %v, %v; want %v", tt.policy, p.URL, ok, err, tt.want)
 		}
+	}
+}
+
+// TestNoSignals checks the baseline without signals: a sitemap's trust
+// stored by an earlier run is set aside, and its lastmod dates neither
+// bring a revisit forward nor count as claims, however trusted.
+func TestNoSignals(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	m := plannedTest(t, Config{Budget: 10, NoSignals: true, Now: func() time.Time { return now }})
+	page := store.Page{URL: "http://h.test/a", Held: true, Checked: now.Add(-time.Hour), NextDue: now.Add(1000 * time.Hour)}
+	txn := m.store.Begin()
+	if err := txn.PutPage(page, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Schedule("h.test", page.URL, time.Time{}, page.NextDue); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.PutHostState("h.test", store.HostState{Sitemap: store.Agreement{Agree: 50}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	h := &Host{Name: "h.test", Delay: time.Second}
+	if a := m.changeOf(h).state.Sitemap; a != (store.Agreement{}) {
+		t.Errorf("stored sitemap trust %+v kept without signals", a)
+	}
+	m.changeOf(h).state.Sitemap.Agree = 50
+	txn = m.store.Begin()
+	n, err := m.Signalled(txn, h, Answer{Status: 200}, []Signal{{page.URL, now.Add(-time.Minute)}}, time.Time{}, now, nil)
+	if err := cmp.Or(err, txn.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := m.store.GetPage(page.URL); n != 0 || err != nil || !p.NextDue.Equal(page.NextDue) {
+		t.Errorf("without signals: %d claimed, due %v (%v); want 0, unmoved", n, p.NextDue, err)
 	}
 }

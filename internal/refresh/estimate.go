@@ -125,7 +125,7 @@ func (hc *hostChange) judgeValidators(prev *store.Page, a Answer, changed bool) 
 func (m *Module) modifiedAt(hc *hostChange, prev *store.Page, wasHeld bool, a Answer, changed bool, p *store.Page, now time.Time) time.Time {
 	headerLM := a.LastModified != "" || a.Status == http.StatusNotModified && p.LastModified != ""
 	var sitemap time.Time
-	if wasHeld && !prev.Checked.IsZero() && !Distrusted(hc.state.Sitemap) {
+	if wasHeld && !prev.Checked.IsZero() && !Distrusted(hc.state.Sitemap) && !m.cfg.NoSignals {
 		// Judged even where Last-Modified is sent: a trusted sitemap
 		// also tells which pages to revisit (Signalled).
 		sitemap = m.sitemapModified(hc, a, p.URL, prev.Checked, changed, now)

@@ -176,6 +176,9 @@ func (m *Module) changeOf(h *Host) *hostChange {
 			break
 		}
 		h.change.state = hs
+		if m.cfg.NoSignals {
+			h.change.state.Sitemap = store.Agreement{}
+		}
 	}
 	return h.change
 }

@@ -162,6 +162,10 @@ func (c *Config) newPlanner(maxRevisit time.Duration) (*schedule.Planner, error)
 	switch {
 	case c.Policy == Proportional:
 		rule = schedule.Proportional
+	case c.Policy == LambdaCrawl:
+		rule = schedule.LambdaCrawl
+	case c.Policy == BinaryPoisson:
+		rule = schedule.BinaryPoisson
 	case c.Policy != Optimal:
 		return nil, nil
 	case c.Objective == Age:

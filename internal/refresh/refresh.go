@@ -43,20 +43,26 @@ type Name string
 // change. The others are baselines: the uniform interval, proportional to
 // the estimated rate (a pitfall, §5.5.2), Nutch's AdaptiveFetchSchedule
 // and StormCrawler's adaptive scheduler with their default settings, the
-// interval of a new page being the uniform one, and a naive crawler's
+// interval of a new page being the uniform one, a naive crawler's
 // round robin: every page held fetched again in turn, the one fetched
-// longest ago first, as fast as the budget allows.
+// longest ago first, as fast as the budget allows, and the optima of
+// Kolobov et al.'s LambdaCrawl (harmonic staleness) and Azar et al.
+// (freshness) for Poisson crawls, on the same estimates as Optimal and
+// visited at evenly spaced times, as the published baselines for
+// Optimal's objectives.
 const (
-	Optimal      Name = "optimal"
-	Uniform      Name = "uniform"
-	Proportional Name = "proportional"
-	Nutch        Name = "nutch"
-	StormCrawler Name = "stormcrawler"
-	RoundRobin   Name = "roundrobin"
+	Optimal       Name = "optimal"
+	Uniform       Name = "uniform"
+	Proportional  Name = "proportional"
+	Nutch         Name = "nutch"
+	StormCrawler  Name = "stormcrawler"
+	RoundRobin    Name = "roundrobin"
+	LambdaCrawl   Name = "lambdacrawl"
+	BinaryPoisson Name = "binary-poisson"
 )
 
 // Names lists the refresh policies.
-var Names = []Name{Optimal, Uniform, Proportional, Nutch, StormCrawler, RoundRobin}
+var Names = []Name{Optimal, Uniform, Proportional, Nutch, StormCrawler, RoundRobin, LambdaCrawl, BinaryPoisson}
 
 // Objective names what the optimal refresh policy optimises.
 type Objective string
@@ -140,6 +146,12 @@ type Config struct {
 	Revisit time.Duration
 	// Budget is the crawl's fetches per second; zero means no limit.
 	Budget float64
+	// NoSignals reads sitemaps for new URLs only: their lastmod dates are
+	// never judged against the pages' changes, so no sitemap earns trust,
+	// and none brings a revisit forward, says when a page changed or plans
+	// a page as signalled. Trust earned in an earlier run is set aside.
+	// It is the baseline that shows what the signals are worth.
+	NoSignals bool
 	// Capacity is the collection's size in pages; zero means no limit.
 	Capacity int
 	// ChangeDecay is the time constant of the estimators' forgetting: an

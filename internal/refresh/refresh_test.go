@@ -2,11 +2,14 @@ package refresh
 
 import (
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/change"
+	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/schedule"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -135,6 +138,46 @@ func TestCensoringGivesUp(t *testing.T) {
 		cs := censoringOf(&store.Page{Change: b})
 		if got := cs.fast(); got != tc.fast {
 			t.Errorf("intervals %v (all changed %v): fast = %v, want %v (censoring %+v)", tc.intervals, tc.changed, got, tc.fast, cs)
+		}
+	}
+}
+
+// TestPoissonBaselines checks that the lambdacrawl and binary-poisson
+// policies plan each page at their papers' crawl rate at the plan's
+// multiplier, and that those rates spend the revisit budget.
+func TestPoissonBaselines(t *testing.T) {
+	for _, tt := range []struct {
+		policy Name
+		freq   func(delta, w, lambda float64) float64
+	}{{LambdaCrawl, policy.LambdaCrawlFrequency}, {BinaryPoisson, policy.BinaryPoissonFrequency}} {
+		m := openTest(t, Config{Policy: tt.policy, Budget: 10}, fixedSize{held: 3000})
+		if m.planFast {
+			t.Errorf("%s: acts on sweeps and signals, as only the optimal policy may", tt.policy)
+		}
+		rng := rand.New(rand.NewPCG(5, 7))
+		pages := make([]store.Page, 3000)
+		w := binCentre(schedule.BinOf(1, 1).Weight) // pages at their bins' centres: the histogram is exact
+		for i := range pages {
+			rate := binCentre(schedule.BinOf(math.Pow(10, -6+3*rng.Float64()), 1).Rate)
+			pages[i] = comparedPage(t, rate, w)
+			m.planner.Add(schedule.BinOf(rate, w), 1)
+		}
+		mu := m.multiplier()
+		load := 0.0
+		for _, p := range pages {
+			got := m.plan(&p)
+			f := tt.freq(p.Rate, w, mu)
+			want := m.maxRevisit().Seconds()
+			if f > 0 {
+				want = min(1/f, want)
+			}
+			if math.Abs(got-want) > 1e-9*want {
+				t.Fatalf("%s: a page of rate %g planned every %gs, the paper's rate gives %gs", tt.policy, p.Rate, got, want)
+			}
+			load += 1 / got
+		}
+		if budget := m.planBudget(); math.Abs(load/budget-1) > 1e-4 {
+			t.Errorf("%s: planned %g visits a second, revisit budget %g", tt.policy, load, budget)
 		}
 	}
 }

@@ -22,7 +22,7 @@ import (
 func TestSharePlan(t *testing.T) {
 	const budget = 10.0
 	queued := []int64{500, 0, 1500}
-	for _, cfg := range []Config{{}, {Objective: Age}, {Policy: Proportional}} {
+	for _, cfg := range []Config{{}, {Objective: Age}, {Policy: Proportional}, {Policy: LambdaCrawl}, {Policy: BinaryPoisson}} {
 		rng := rand.New(rand.NewPCG(3, 9))
 		var pages [3][]store.Page
 		for i := range 6000 {
@@ -65,7 +65,7 @@ func TestSharePlan(t *testing.T) {
 				load += 1 / want
 			}
 			want := load + (budget-revisits)*float64(queued[k])/2000
-			if math.Abs(budgets[k]-want) > 1e-6*budget {
+			if math.Abs(budgets[k]-want) > 1e-5*budget { // the planner solves its load to 1e-5 of the budget
 				t.Errorf("%s %s: partition %d budget %g, want %g", cfg.Policy, cfg.Objective, k, budgets[k], want)
 			}
 			sum += budgets[k]

@@ -2,7 +2,9 @@
 // on and sets every number or claim they print against what freshcrawl
 // measures, for `freshcrawl reproduce`: one file per chapter of the
 // dissertation or per paper (ch2*.go, ch5.go, ch6.go, paper001.go,
-// paper002.go, paper004*.go), ch. 3's parallel crawls in package ch3.
+// paper002.go, paper004*.go), ch. 3's parallel crawls in package ch3,
+// the published baselines of issue 19 (Kolobov et al., Azar et al.) in
+// package frontier.
 // The experiments call the production code (rank, policy, change, sim,
 // simweb, cluster) as the crawler does; the virtual
 // crawls of ch. 2 and the simulator policies that only the papers use live
@@ -21,6 +23,7 @@ import (
 	"github.com/freshcrawl/freshcrawl/internal/figure"
 	"github.com/freshcrawl/freshcrawl/internal/reproduce/ch3"
 	"github.com/freshcrawl/freshcrawl/internal/reproduce/claim"
+	"github.com/freshcrawl/freshcrawl/internal/reproduce/frontier"
 )
 
 // Units: rates are per second, so a day and its parts are in seconds.
@@ -94,7 +97,8 @@ func (f Figure) Write(w io.Writer, format string) error {
 // Run runs every experiment: the closed forms of ch. 5 and paper 001
 // (AllRows), those that need the simulator or a large computation
 // (dissertation §6.8.3, paper 001 §5.3, paper 002 §5, paper 004), the
-// virtual crawls of ch. 2 and the parallel ones of ch. 3 (package ch3).
+// virtual crawls of ch. 2, the parallel ones of ch. 3 (package ch3) and
+// the published baselines' rows (package frontier).
 func Run(ctx context.Context, c Config) (*Report, error) {
 	var rep Report
 	for _, r := range AllRows() {
@@ -118,6 +122,11 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	rep.Claims = append(rep.Claims, ch3...)
+	fr, err := frontier.Claims(ctx, c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rep.Claims = append(rep.Claims, fr...)
 	slices.SortStableFunc(rep.Claims, func(a, b Claim) int { return cmp.Compare(claim.SourceOf(a.Section), claim.SourceOf(b.Section)) })
 	return &rep, nil
 }

@@ -13,9 +13,14 @@ import (
 
 // harmonicCost is Σ w Ḡ(λ/f).
 func harmonicCost(pages []policy.Page, freq []float64) float64 {
+	return poissonCost(pages, freq, policy.HarmonicStaleness)
+}
+
+// poissonCost is Σ w_i·cost(λ_i, f_i): an objective summed over the pages.
+func poissonCost(pages []policy.Page, freq []float64, cost func(rate, f float64) float64) float64 {
 	s := 0.0
 	for i, p := range pages {
-		s += weightOr1(p.Weight) * policy.HarmonicStaleness(p.Rate, freq[i])
+		s += weightOr1(p.Weight) * cost(p.Rate, freq[i])
 	}
 	return s
 }

@@ -18,15 +18,17 @@ type Rule uint8
 // weighted §5.6); Cost is paper 001's staleness-cost optimum, which needs
 // no budget (see PlannerConfig.CrawlCost).
 const (
-	Uniform      Rule = iota // every page equally often
-	Proportional             // in proportion to the change rate (§5.5.2)
-	Freshness                // maximise weighted time-averaged freshness
-	Age                      // minimise weighted time-averaged age
-	Cost                     // minimise crawl cost plus staleness cost (paper 001)
-	Harmonic                 // minimise weighted time-averaged harmonic staleness (Kolobov et al.)
+	Uniform       Rule = iota // every page equally often
+	Proportional              // in proportion to the change rate (§5.5.2)
+	Freshness                 // maximise weighted time-averaged freshness
+	Age                       // minimise weighted time-averaged age
+	Cost                      // minimise crawl cost plus staleness cost (paper 001)
+	Harmonic                  // minimise weighted time-averaged harmonic staleness (Kolobov et al.)
+	LambdaCrawl               // baseline: Kolobov et al.'s harmonic optimum for Poisson crawls
+	BinaryPoisson             // baseline: Azar et al.'s freshness optimum for Poisson crawls
 )
 
-var ruleNames = [...]string{"uniform", "proportional", "freshness", "age", "cost", "harmonic"}
+var ruleNames = [...]string{"uniform", "proportional", "freshness", "age", "cost", "harmonic", "lambdacrawl", "binary-poisson"}
 
 func (r Rule) String() string {
 	if int(r) < len(ruleNames) {
@@ -123,7 +125,7 @@ var ErrPlanner = errors.New("schedule: planner")
 // NewPlanner returns an empty Planner.
 func NewPlanner(cfg PlannerConfig) (*Planner, error) {
 	switch {
-	case cfg.Rule > Harmonic:
+	case cfg.Rule > BinaryPoisson:
 		return nil, fmt.Errorf("%w: unknown rule %d", ErrPlanner, cfg.Rule)
 	case cfg.MinInterval < 0 || cfg.MaxInterval < 0 || math.IsNaN(cfg.MinInterval) || math.IsNaN(cfg.MaxInterval):
 		return nil, fmt.Errorf("%w: intervals %g, %g", ErrPlanner, cfg.MinInterval, cfg.MaxInterval)
@@ -294,13 +296,14 @@ func (p *Planner) Interval(rate, weight float64) float64 {
 	return bound(p.freq(rate, weightOr1(weight), x), lo, hi)
 }
 
-// Multiplier returns the Lagrange multiplier μ of the Freshness, Age and
-// Harmonic rules at the maintained parameter (its inverse), re-solving first if
-// the plan has moved; 0 before there is a plan, and for the other rules.
+// Multiplier returns the Lagrange multiplier μ of the rules that solve for
+// one (Freshness, Age, Harmonic and the Poisson baselines) at the
+// maintained parameter (its inverse), re-solving first if the plan has
+// moved; 0 before there is a plan, and for Uniform, Proportional and Cost.
 func (p *Planner) Multiplier() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cfg.Rule != Freshness && p.cfg.Rule != Age && p.cfg.Rule != Harmonic {
+	if p.cfg.Rule < Freshness || p.cfg.Rule == Cost {
 		return 0
 	}
 	if x := p.param(); x > 0 {
@@ -390,6 +393,10 @@ func (p *Planner) freq(rate, w, x float64) float64 {
 		return policy.AgeFrequency(rate, w, 1/x)
 	case Harmonic:
 		return policy.HarmonicFrequency(rate, w, 1/x)
+	case LambdaCrawl:
+		return policy.LambdaCrawlFrequency(rate, w, 1/x)
+	case BinaryPoisson:
+		return policy.BinaryPoissonFrequency(rate, w, 1/x)
 	default: // Cost
 		return policy.FreshnessFrequency(rate, w, p.cfg.CrawlCost)
 	}
@@ -524,7 +531,7 @@ func (p *Planner) start() float64 {
 			return p.budget / sum
 		}
 		return 1
-	case Freshness, Age, Harmonic:
+	case Freshness, Age, Harmonic, LambdaCrawl, BinaryPoisson:
 		return f * 1e3
 	}
 	return f

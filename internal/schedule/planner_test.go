@@ -53,6 +53,8 @@ func TestPlannerMatchesAllocator(t *testing.T) {
 		{Freshness, policy.OptimalFreshness{}},
 		{Age, policy.OptimalAge{}},
 		{Harmonic, policy.OptimalHarmonic{}},
+		{LambdaCrawl, policy.LambdaCrawl{}},
+		{BinaryPoisson, policy.BinaryPoisson{}},
 	}
 	for _, weighted := range []bool{false, true} {
 		pages := plannerPages(5000, weighted, 11)
@@ -94,6 +96,16 @@ func TestPlannerMatchesAllocator(t *testing.T) {
 					if math.Abs(ap/ae-1) > 5e-3 {
 						t.Errorf("weighted=%v budget %.2f×Σλ: planned age %.5g, optimum %.5g", weighted, budgetShare, ap, ae)
 					}
+				case BinaryPoisson:
+					bp, be := poissonCost(pages, planned, policy.PoissonFreshness), poissonCost(pages, exact, policy.PoissonFreshness)
+					if math.Abs(bp/be-1) > 2e-3 {
+						t.Errorf("weighted=%v budget %.2f×Σλ: planned Poisson-crawl freshness %.5g, optimum %.5g", weighted, budgetShare, bp, be)
+					}
+				case LambdaCrawl:
+					lp, le := poissonCost(pages, planned, policy.PoissonHarmonic), poissonCost(pages, exact, policy.PoissonHarmonic)
+					if math.Abs(lp/le-1) > 5e-3 {
+						t.Errorf("weighted=%v budget %.2f×Σλ: planned Poisson-crawl harmonic staleness %.5g, optimum %.5g", weighted, budgetShare, lp, le)
+					}
 				case Harmonic:
 					hp, he := harmonicCost(pages, planned), harmonicCost(pages, exact)
 					if math.Abs(hp/he-1) > 5e-3 { // measured up to 0.27 %, as age
@@ -105,10 +117,10 @@ func TestPlannerMatchesAllocator(t *testing.T) {
 				}
 				// A page's frequency is a smooth function of the multiplier,
 				// and the multiplier is solved on bin centres: allow 5 %
-				// (not for freshness, whose frequency falls to 0 at the
-				// cut-off μλ = w, where any error in μ is 100 % for some
-				// page; the objective's value above is the measure).
-				if worst > 0.05 && tc.rule != Freshness {
+				// (not for freshness and the binary-Poisson baseline, whose
+				// frequencies fall to 0 at a cut-off, where any error in μ is
+				// 100 % for some page; the objective's value is the measure).
+				if worst > 0.05 && tc.rule != Freshness && tc.rule != BinaryPoisson {
 					t.Errorf("%v weighted=%v budget %.2f×Σλ: a page's frequency %.2f %% from the exact optimum", tc.rule, weighted, budgetShare, 100*worst)
 				}
 			}

@@ -107,13 +107,14 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// pageState is a page's mutable state, one cache line.
+// pageState is a page's mutable state.
 type pageState struct {
 	next    float64 // first change after the last fetch (the copy is stale from then)
 	last    float64 // time of the last fetch (0: the initial copy)
 	lastMod float64 // last change at or before the last fetch
 	stale   float64 // stale time in the window
 	ageInt  float64 // ∫ age dt over the window
+	harm    float64 // ∫ H_N dt over the window, N the changes the copy missed
 	draws   uint32  // the page's random-stream counter
 	fetches uint32  // fetches in the window
 	changes uint32  // of those, fetches that saw a change
@@ -274,7 +275,9 @@ func (e *engine) fetch(i int, t float64, f *Fetch) {
 	if changed {
 		// Stale on [c, t) with age x − c (dissertation Definition 5.2).
 		e.addStale(s, c, t)
-		s.lastMod, s.next = q.advance(e.stream(i), c, t)
+		var h float64
+		s.lastMod, s.next, h = q.advance(e.stream(i), c, t, w)
+		s.harm += h
 	}
 	if q.lm {
 		f.Obs.SinceModified = t - s.lastMod
@@ -318,7 +321,7 @@ func (e *engine) finish() *Result {
 	n := len(cfg.Pages)
 	T := cfg.Duration - cfg.WarmUp
 	r := &Result{Pages: n, Window: T}
-	var sumW, stale, wStale, age, wAge float64
+	var sumW, stale, wStale, age, wAge, harm, wHarm float64
 	var veryStale int64
 	if cfg.PerPage {
 		r.PerPage = make([]PageResult, n)
@@ -327,6 +330,7 @@ func (e *engine) finish() *Result {
 		s := &e.st[i]
 		if s.next < cfg.Duration {
 			e.addStale(s, s.next, cfg.Duration)
+			s.harm += e.procs[i].tail(e.stream(i), s.next, cfg.Duration, cfg.WarmUp)
 		}
 		wi := cfg.Pages[i].Weight
 		sumW += wi
@@ -334,21 +338,25 @@ func (e *engine) finish() *Result {
 		wStale += wi * s.stale
 		age += s.ageInt
 		wAge += wi * s.ageInt
+		harm += s.harm
+		wHarm += wi * s.harm
 		r.Fetches += int64(s.fetches)
 		r.ChangesDetected += int64(s.changes)
 		veryStale += int64(s.veryS)
 		e.ev.Draws += int64(s.draws)
 		if r.PerPage != nil {
-			r.PerPage[i] = PageResult{Freshness: 1 - s.stale/T, Age: s.ageInt / T,
+			r.PerPage[i] = PageResult{Freshness: 1 - s.stale/T, Age: s.ageInt / T, Harmonic: s.harm / T,
 				Fetches: int(s.fetches), Changes: int(s.changes), VeryStale: int(s.veryS)}
 		}
 	}
 	nf := float64(n)
 	r.Freshness = 1 - stale/(nf*T)
 	r.Age = age / (nf * T)
+	r.Harmonic = harm / (nf * T)
 	if sumW > 0 {
 		r.WeightedFreshness = 1 - wStale/(sumW*T)
 		r.WeightedAge = wAge / (sumW * T)
+		r.WeightedHarmonic = wHarm / (sumW * T)
 	}
 	r.Embarrassment = wStale / T
 	r.StaleHours = stale / 3600

@@ -352,10 +352,11 @@ func TestReplanner(t *testing.T) {
 }
 
 // Brute force: a quasi-deterministic page with k = 1 changes at 300 + 1000j
-// and is fetched at 1250 + 2500j, so its freshness and age are fixed
-// functions of time. Sampling them at the midpoint of every second (exact
-// for integrands linear within each second, as all break points are whole
-// seconds) must reproduce the engine's window averages and series.
+// and is fetched at 1250 + 2500j, so its freshness, age and harmonic
+// penalty are fixed functions of time. Sampling them at the midpoint of
+// every second (exact for integrands linear within each second, as all
+// break points are whole seconds) must reproduce the engine's window
+// averages and series.
 func TestExactAgainstBruteForce(t *testing.T) {
 	P, phase, I := 1000.0, 300.0, 2500.0
 	W, H, step := 3100.0, 20000.0, 1000.0
@@ -371,7 +372,15 @@ func TestExactAgainstBruteForce(t *testing.T) {
 		c := phase + (math.Floor((lastFetch(x)-phase)/P)+1)*P // first change after the copy
 		return max(0, x-c)
 	}
-	var staleW, ageW float64
+	harmAt := func(x float64) float64 { // H_N, N the slots in (last fetch, x]
+		n := math.Floor((x-phase)/P) - math.Floor((lastFetch(x)-phase)/P)
+		h := 0.0
+		for i := 1.0; i <= n; i++ {
+			h += 1 / i
+		}
+		return h
+	}
+	var staleW, ageW, harmW float64
 	binStale := make([]float64, int(H/step))
 	binAge := make([]float64, int(H/step))
 	for s := 0; s < int(H); s++ {
@@ -384,6 +393,7 @@ func TestExactAgainstBruteForce(t *testing.T) {
 		if x >= W {
 			staleW += st
 			ageW += a
+			harmW += harmAt(x)
 		}
 		binStale[int(x/step)] += st
 		binAge[int(x/step)] += a
@@ -401,6 +411,9 @@ func TestExactAgainstBruteForce(t *testing.T) {
 	}
 	if got, want := res.Age, ageW/T; math.Abs(got-want) > tol*want {
 		t.Errorf("age %.9f, brute force %.9f", got, want)
+	}
+	if got, want := res.Harmonic, harmW/T; math.Abs(got-want) > tol*want {
+		t.Errorf("harmonic staleness %.9f, brute force %.9f", got, want)
 	}
 	if len(res.Series) != len(binStale) {
 		t.Fatalf("%d series points, want %d", len(res.Series), len(binStale))

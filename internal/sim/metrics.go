@@ -17,6 +17,13 @@ type Result struct {
 	// 5.2: t minus the first change not yet fetched); WeightedAge weighs
 	// page i by Weight_i.
 	Age, WeightedAge float64
+	// Harmonic is the time- and page-averaged harmonic staleness of
+	// Kolobov et al. (SIGIR 2019, NeurIPS 2019): a copy that has missed N
+	// changes of its page costs H_N = 1 + 1/2 + … + 1/N (0 while fresh).
+	// Poisson and quasi-deterministic pages contribute its expectation
+	// given when each stale stretch began, Pareto pages their drawn
+	// changes. WeightedHarmonic weighs page i by Weight_i.
+	Harmonic, WeightedHarmonic float64
 	// Embarrassment is paper 002's objective Σ_i w_i a_i (eq. 5, spec §B.1
 	// and §B.3): the weighted sum over pages of the fraction of time each
 	// is stale, i.e. the expected weight of stale pages at an instant.
@@ -74,6 +81,7 @@ type Point struct {
 type PageResult struct {
 	Freshness float64 // share of the window the copy was fresh
 	Age       float64 // time-averaged age, seconds
+	Harmonic  float64 // time-averaged harmonic staleness (Result.Harmonic)
 	Fetches   int     // fetches in the window
 	Changes   int     // of those, fetches that saw a change
 	VeryStale int     // revisit intervals ending in the window that were very stale

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/freshcrawl/freshcrawl/internal/change/process"
+	"github.com/freshcrawl/freshcrawl/internal/policy"
 )
 
 // Process is a page's change process, in seconds: its kind (the laws are
@@ -124,22 +125,28 @@ func (q *proc) start(s stream) (last, next float64) {
 
 // advance moves the process past a fetch at t, given that its first change
 // after the previous fetch is at c ≤ t. It returns the last change at or
-// before t and the first change after t. Poisson and quasi-deterministic
-// pages need no walk over the changes in between: given a change at c the
-// changes in (c, t] are again Poisson (or independent Bernoulli slots), so
-// the time back from t to the last of them is a truncated exponential (or
-// geometric) draw. The last-change draw is skipped when the page sends no
-// Last-Modified, since nothing else needs it.
-func (q *proc) advance(s stream, c, t float64) (last, next float64) {
+// before t, the first change after t, and the harmonic penalty the copy
+// accrued on [max(c, a), t) (see harmonic; a is the start of the
+// measurement window). Poisson and quasi-deterministic pages need no walk
+// over the changes in between: given a change at c the changes in (c, t]
+// are again Poisson (or independent Bernoulli slots), so the time back
+// from t to the last of them is a truncated exponential (or geometric)
+// draw, and the penalty is its expectation given c. The last-change draw
+// is skipped when the page sends no Last-Modified, since nothing else
+// needs it. A Pareto page's changes are walked, and its penalty counted
+// exactly.
+func (q *proc) advance(s stream, c, t, a float64) (last, next, harm float64) {
 	switch q.kind {
 	case process.Pareto:
-		x := c
-		for {
-			d := process.Lomax(s.u(), q.c, q.b)
-			if x+d > t {
-				return x, x + d
+		x, h := c, 1.0 // h = H_n after the n-th change since the fetch
+		for n := 2; ; n++ {
+			y := x + process.Lomax(s.u(), q.c, q.b)
+			harm += h * max(0, min(y, t)-max(x, a))
+			if y > t {
+				return x, y, harm
 			}
-			x += d
+			x = y
+			h += 1 / float64(n)
 		}
 	case process.QuasiDeterministic:
 		sl := q.slotAtOrBefore(t)
@@ -152,7 +159,7 @@ func (q *proc) advance(s stream, c, t float64) (last, next float64) {
 				last = sl - g*q.a
 			}
 		}
-		return last, sl + q.a*(1+process.SkippedSlots(s.u(), q.b))
+		return last, sl + q.a*(1+process.SkippedSlots(s.u(), q.b)), q.harmonic(c, a, t)
 	default:
 		last = c
 		if q.lm {
@@ -160,6 +167,56 @@ func (q *proc) advance(s stream, c, t float64) (last, next float64) {
 				last = t - e
 			}
 		}
-		return last, t + s.exp(q.a)
+		return last, t + s.exp(q.a), q.harmonic(c, a, t)
+	}
+}
+
+// tail is the harmonic penalty on [max(c, a), b) of a stretch that starts
+// with a change at c and is still open when the run ends at b.
+func (q *proc) tail(s stream, c, b, a float64) float64 {
+	if q.kind == process.Pareto {
+		_, _, h := q.advance(s, c, b, a)
+		return h
+	}
+	return q.harmonic(c, a, b)
+}
+
+// harmonic is the expected harmonic penalty ∫ H_{N(x)} dx over
+// [max(c, a), b) of a Poisson or quasi-deterministic copy whose page
+// changed at c and was not fetched since, N(x) being the changes in
+// [c, x] (Kolobov et al.'s harmonic staleness: a copy that missed N
+// changes costs H_N = 1 + 1/2 + … + 1/N).
+//
+// Poisson: policy.HarmonicStretch of the stretch up to b less that up to
+// a. Quasi-deterministic: on [c + jP, c + (j+1)P) the copy has missed
+// 1 + B_j changes, B_j ~ Binomial(j, k), and h_j = E[H_{1+B_j}] obeys
+// h_0 = 1, h_{j+1} = h_j + k·E[1/(2 + B_j)], where k·E[1/(2 + B_j)] =
+// (1 − E[1/(1 + B_{j+1})])/(j + 1) (by parts on ∫₀¹ t(1−k+kt)ʲ dt) and
+// E[1/(1 + B_m)] = (1 − (1−k)^{m+1})/((m+1)k); one step a slot.
+func (q *proc) harmonic(c, a, b float64) float64 {
+	lo := max(c, a)
+	if !(b > lo) {
+		return 0
+	}
+	if q.kind != process.QuasiDeterministic {
+		lam := q.a
+		return (policy.HarmonicStretch(lam*(b-c)) - policy.HarmonicStretch(lam*(lo-c))) / lam
+	}
+	k, miss := 1.0, 0.0 // miss = 1 − k
+	if q.b != 0 {
+		miss = math.Exp(q.b)
+		k = -math.Expm1(q.b)
+	}
+	var harm float64
+	h, pow := 1.0, miss*miss // pow = (1−k)^{j+2}
+	for j := 0; ; j++ {
+		x0, x1 := c+float64(j)*q.a, c+float64(j+1)*q.a
+		harm += h * max(0, min(x1, b)-max(x0, lo))
+		if x1 >= b {
+			return harm
+		}
+		inv := (1 - pow) / (float64(j+2) * k) // E[1/(1 + B_{j+1})]
+		h += (1 - inv) / float64(j+1)
+		pow *= miss
 	}
 }

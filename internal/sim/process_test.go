@@ -54,7 +54,7 @@ func TestProcessIntervals(t *testing.T) {
 			xs := make([]float64, n)
 			c := 0.0
 			for i := range xs {
-				_, next := q.advance(s, c, c)
+				_, next, _ := q.advance(s, c, c, 0)
 				xs[i], c = next-c, next
 			}
 			if d, crit := processtest.KS(xs, tt.interval), processtest.Critical(ksLevel, n); d > crit {
@@ -69,7 +69,7 @@ func TestProcessIntervals(t *testing.T) {
 		c := q.slotAtOrBefore(0) + day // any slot
 		slots := 0.0
 		for i := 0; i < n; i++ {
-			_, next := q.advance(s, c, c)
+			_, next, _ := q.advance(s, c, c, 0)
 			g := (next - c) / day
 			if math.Abs(g-math.Round(g)) > 1e-6 || g < 1 {
 				t.Fatalf("gap %g slots is not a positive whole number", g)
@@ -132,13 +132,13 @@ func TestAdvanceMatchesBruteForce(t *testing.T) {
 			var fastB, fastF, slowB, slowF []float64
 			for i := 0; i < n; i++ {
 				s, _ := testStream(uint64(i))
-				last, next := q.advance(s, c, tf)
+				last, next, _ := q.advance(s, c, tf, 0)
 				fastB, fastF = append(fastB, tf-last), append(fastF, next-tf)
 				// Brute force: walk ordinary intervals from c.
 				s2, _ := testStream(uint64(i) + 1<<40)
 				x := c
 				for {
-					_, nx := q.advance(s2, x, x)
+					_, nx, _ := q.advance(s2, x, x, 0)
 					if nx > tf {
 						slowB, slowF = append(slowB, tf-x), append(slowF, nx-tf)
 						break

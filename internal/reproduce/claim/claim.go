@@ -102,6 +102,8 @@ var sources = []struct{ prefix, name string }{
 	{"paper 001", "paper 001 (Ford, Grimes & Tassone: staleness cost)"},
 	{"paper 002", "paper 002 (Wolf et al.: optimal crawl frequencies)"},
 	{"paper 004", "paper 004 (Cho & Ntoulas: change detection by sampling)"},
+	{"Azar", "Azar et al. (PNAS 2018: freshness of Poisson crawls)"},
+	{"Kolobov", "Kolobov et al. (SIGIR 2019, NeurIPS 2019: harmonic staleness, LambdaCrawl)"},
 }
 
 // SourceOf is the report position of a section's paper: its index among

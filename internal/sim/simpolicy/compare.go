@@ -64,9 +64,14 @@ type Row struct {
 	// Freshness and Age (seconds) are the time averages after warm-up;
 	// OfOracle is freshness as a share of the oracle's in the same seed.
 	Freshness, Age, OfOracle Stat
+	// Harmonic is the time-averaged harmonic staleness (sim.Result's).
+	Harmonic Stat
 	// Fetches and Changes are the fetches after warm-up and those that
 	// found the page changed; Delay is the mean fetch delay in seconds.
 	Fetches, Changes, Delay Stat
+	// BudgetUsed is the fetches after warm-up as a share of those the
+	// budget allows in that time.
+	BudgetUsed Stat
 	// ToGivenUp is the share of the fetches after warm-up that went to
 	// pages the oracle gives up (f = 0 in the optimal allocation on the
 	// true rates): budget the optimum would have spent elsewhere.
@@ -164,7 +169,7 @@ func Compare(ctx context.Context, c Comparison) (*Report, error) {
 	}
 	rep := &Report{Wall: time.Since(start)}
 	for p, n := range names {
-		row := summarise(n, results[p], results[oracle], walls[p])
+		row := summarise(n, results[p], results[oracle], walls[p], c.Budget)
 		row.ToGivenUp, row.ToGivenUpPerSeed = StatOf(shares[p]), shares[p]
 		rep.Rows = append(rep.Rows, row)
 	}
@@ -185,7 +190,7 @@ func (c Comparison) workloads() (pages [][]sim.Page, givenUp [][]bool, err error
 	return pages, givenUp, nil
 }
 
-func summarise(name string, rs, oracle []*sim.Result, walls []time.Duration) Row {
+func summarise(name string, rs, oracle []*sim.Result, walls []time.Duration, budget float64) Row {
 	row := Row{Policy: name, PerSeed: rs}
 	col := func(f func(i int, r *sim.Result) float64) Stat {
 		xs := make([]float64, len(rs))
@@ -196,8 +201,10 @@ func summarise(name string, rs, oracle []*sim.Result, walls []time.Duration) Row
 	}
 	row.Freshness = col(func(_ int, r *sim.Result) float64 { return r.Freshness })
 	row.Age = col(func(_ int, r *sim.Result) float64 { return r.Age })
+	row.Harmonic = col(func(_ int, r *sim.Result) float64 { return r.Harmonic })
 	row.OfOracle = col(func(i int, r *sim.Result) float64 { return r.Freshness / oracle[i].Freshness })
 	row.Fetches = col(func(_ int, r *sim.Result) float64 { return float64(r.Fetches) })
+	row.BudgetUsed = col(func(_ int, r *sim.Result) float64 { return float64(r.Fetches) / (budget * r.Window) })
 	row.Changes = col(func(_ int, r *sim.Result) float64 { return float64(r.ChangesDetected) })
 	row.Delay = col(func(_ int, r *sim.Result) float64 { return r.MeanDelay })
 	for _, w := range walls {

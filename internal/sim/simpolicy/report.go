@@ -29,6 +29,7 @@ type jsonSeed struct {
 	Seed      uint64  `json:"seed"`
 	Freshness float64 `json:"freshness"`
 	AgeDays   float64 `json:"age_days"`
+	Harmonic  float64 `json:"harmonic"`
 	Fetches   int64   `json:"fetches"`
 	Changes   int64   `json:"changes"`
 	ToGivenUp float64 `json:"to_given_up"`
@@ -39,7 +40,9 @@ type jsonPolicy struct {
 	Freshness    jsonStat   `json:"freshness"`
 	OfOracle     jsonStat   `json:"of_oracle"`
 	AgeDays      jsonStat   `json:"age_days"`
+	Harmonic     jsonStat   `json:"harmonic"`
 	Fetches      jsonStat   `json:"fetches"`
+	BudgetUsed   jsonStat   `json:"budget_used"`
 	Changes      jsonStat   `json:"changes"`
 	DelaySeconds jsonStat   `json:"delay_seconds"`
 	ToGivenUp    jsonStat   `json:"to_given_up"`
@@ -75,11 +78,12 @@ func (r *Report) WriteJSON(w io.Writer, c Comparison) error {
 		PriorWeight: online.PriorWeight, WallSeconds: r.Wall.Seconds()}
 	for _, row := range r.Rows {
 		p := jsonPolicy{Policy: row.Policy, Freshness: js(row.Freshness, 1), OfOracle: js(row.OfOracle, 1),
-			AgeDays: js(row.Age, day), Fetches: js(row.Fetches, 1), Changes: js(row.Changes, 1),
+			AgeDays: js(row.Age, day), Harmonic: js(row.Harmonic, 1), Fetches: js(row.Fetches, 1),
+			BudgetUsed: js(row.BudgetUsed, 1), Changes: js(row.Changes, 1),
 			DelaySeconds: js(row.Delay, 1), ToGivenUp: js(row.ToGivenUp, 1), WallSeconds: row.Wall.Seconds()}
 		for i, res := range row.PerSeed {
 			p.Seeds = append(p.Seeds, jsonSeed{Seed: c.Seeds[i], Freshness: res.Freshness, AgeDays: res.Age / day,
-				Fetches: res.Fetches, Changes: res.ChangesDetected, ToGivenUp: row.ToGivenUpPerSeed[i]})
+				Harmonic: res.Harmonic, Fetches: res.Fetches, Changes: res.ChangesDetected, ToGivenUp: row.ToGivenUpPerSeed[i]})
 		}
 		out.Policies = append(out.Policies, p)
 	}
