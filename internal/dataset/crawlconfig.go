@@ -38,6 +38,7 @@ type CrawlConfig struct {
 	RankInterval   *string  `toml:"rank-interval"`
 	Topic          *string  `toml:"topic"`
 	Objective      *string  `toml:"objective"`
+	Signals        *bool    `toml:"signals"`
 	CrawlCost      *string  `toml:"crawl-cost"`
 	MaxRevisit     *string  `toml:"max-revisit"`
 	Workers        *int     `toml:"workers"`
@@ -167,6 +168,7 @@ func (f *CrawlConfig) Settings(dir string) []Setting {
 	str("rank-interval", "rank-interval", f.RankInterval)
 	str("topic", "topic", f.Topic)
 	str("objective", "objective", f.Objective)
+	boolean("signals", f.Signals)
 	str("crawl-cost", "crawl-cost", f.CrawlCost)
 	str("max-revisit", "max-revisit", f.MaxRevisit)
 	integer("workers", f.Workers)

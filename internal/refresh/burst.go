@@ -81,12 +81,12 @@ func (b *burst) note(rate, interval float64, changed bool, now time.Time, cooldo
 // went from 0.914 to 0.927 with this, trusted sitemaps read first when
 // due and a sitemap's claims counted once, together.
 func (m *Module) Sampled(h *Host, rate, interval float64, changed bool, now time.Time) float64 {
-	if m.planner == nil || !m.planFast {
+	if m.planner == nil || !m.acts {
 		return 0
 	}
 	hc := m.changeOf(h)
 	share := hc.burst.note(rate, interval, changed, now, m.Uniform()/4)
-	if Trusted(hc.state.Sitemap) {
+	if Trusted(m.sitemapAgreement(hc)) {
 		return 0
 	}
 	return share
@@ -225,8 +225,8 @@ type Signal struct {
 // rows.Skip names, and tells rows.Pulled of those it pulls (rows nil:
 // none, no one).
 func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, since, now time.Time, rows Rows) (int, error) {
-	sm := m.changeOf(h).state.Sitemap
-	if m.planner == nil || !m.planFast || Distrusted(sm) || m.cfg.NoSignals {
+	sm := m.sitemapAgreement(m.changeOf(h))
+	if m.planner == nil || !m.acts || Distrusted(sm) || m.cfg.NoSignals {
 		return 0, nil
 	}
 	trusted := Trusted(sm)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshcrawl/freshcrawl/internal/change"
 	"github.com/freshcrawl/freshcrawl/internal/store"
 )
 
@@ -241,8 +242,9 @@ func TestDueSitemapPlannedOnly(t *testing.T) {
 }
 
 // TestNoSignals checks the baseline without signals: a sitemap's trust
-// stored by an earlier run is set aside, and its lastmod dates neither
-// bring a revisit forward nor count as claims, however trusted.
+// stored by an earlier run is set aside, not erased (a host record staged
+// again keeps it), and its lastmod dates neither bring a revisit forward,
+// nor count as claims, nor keep a sweep off the host.
 func TestNoSignals(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	m := plannedTest(t, Config{Budget: 10, NoSignals: true, Now: func() time.Time { return now }})
@@ -254,17 +256,23 @@ func TestNoSignals(t *testing.T) {
 	if err := txn.Schedule("h.test", page.URL, time.Time{}, page.NextDue); err != nil {
 		t.Fatal(err)
 	}
-	if err := txn.PutHostState("h.test", store.HostState{Sitemap: store.Agreement{Agree: 50}}); err != nil {
+	trusted := store.Agreement{Agree: 50}
+	var pool change.Stats
+	pb, err := pool.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.PutHostState("h.test", store.HostState{Sitemap: trusted, Pool: pb}); err != nil {
 		t.Fatal(err)
 	}
 	if err := txn.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	h := &Host{Name: "h.test", Delay: time.Second}
-	if a := m.changeOf(h).state.Sitemap; a != (store.Agreement{}) {
-		t.Errorf("stored sitemap trust %+v kept without signals", a)
+	hc := m.changeOf(h)
+	if a := m.sitemapAgreement(hc); a != (store.Agreement{}) {
+		t.Errorf("stored sitemap trust %+v acted on without signals", a)
 	}
-	m.changeOf(h).state.Sitemap.Agree = 50
 	txn = m.store.Begin()
 	n, err := m.Signalled(txn, h, Answer{Status: 200}, []Signal{{page.URL, now.Add(-time.Minute)}}, time.Time{}, now, nil)
 	if err := cmp.Or(err, txn.Commit()); err != nil {
@@ -272,5 +280,20 @@ func TestNoSignals(t *testing.T) {
 	}
 	if p, err := m.store.GetPage(page.URL); n != 0 || err != nil || !p.NextDue.Equal(page.NextDue) {
 		t.Errorf("without signals: %d claimed, due %v (%v); want 0, unmoved", n, p.NextDue, err)
+	}
+	share := 0.0
+	for i := range 8 { // pages changing once in 10^6 s, all changed after 100 s: a sweep
+		share = max(share, m.Sampled(h, 1e-6, 100, true, now.Add(time.Duration(i)*time.Second)))
+	}
+	if !(share > 0.9) {
+		t.Errorf("without signals, a trusted sitemap kept a sweep off its host (share %v)", share)
+	}
+	hc.dirty = true
+	txn = m.store.Begin()
+	if err := cmp.Or(m.Stage(txn, h), txn.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	if hs, ok, err := m.store.HostState("h.test"); err != nil || !ok || hs.Sitemap != trusted {
+		t.Errorf("stored sitemap record after a run without signals: %+v, %v, %v; want %+v", hs.Sitemap, ok, err, trusted)
 	}
 }

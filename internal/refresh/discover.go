@@ -66,7 +66,7 @@ func (m *Module) Discovered(p *store.Page, found int, prev, now time.Time) {
 // rate δ and the plan's multiplier μ; zero if p has none or the plan does
 // not price it (only the freshness optimum does).
 func (m *Module) discoveryInterval(p *store.Page) time.Duration {
-	if m.planner == nil || !m.planFast || !(p.Found > 0) || !(p.Exposure > 0) {
+	if m.planner == nil || !m.acts || !(p.Found > 0) || !(p.Exposure > 0) {
 		return 0
 	}
 	mu := m.multiplier()

@@ -278,7 +278,9 @@ func (m *Module) estimate(hc *hostChange, group *groupChange, s *change.Stats) c
 	if group != nil {
 		gp = &group.pool
 	}
-	auto := Estimator(&hc.state, &hc.pool, gp, m.crawlPrior())
+	hs := hc.state
+	hs.Sitemap = m.sitemapAgreement(hc)
+	auto := Estimator(&hs, &hc.pool, gp, m.crawlPrior())
 	if hc.pop.N() >= popMin {
 		return change.Empirical{Pop: &hc.pop, Fallback: auto}.Estimate(s)
 	}

@@ -112,7 +112,7 @@ func (h *Host) NoteSitemap(u string, due time.Time) {
 // (Signalled pulls nothing there: uniform, the adaptive baselines, the
 // round robin) a sitemap is read in its turn, as any other URL.
 func (m *Module) DueSitemap(h *Host, now time.Time) (store.Page, bool, error) {
-	if len(h.sitemaps) == 0 || m.planner == nil || !m.planFast || !Trusted(m.changeOf(h).state.Sitemap) || h.sitemapTurn {
+	if len(h.sitemaps) == 0 || m.planner == nil || !m.acts || !Trusted(m.sitemapAgreement(m.changeOf(h))) || h.sitemapTurn {
 		h.sitemapTurn = false
 		return store.Page{}, false, nil
 	}
@@ -176,9 +176,6 @@ func (m *Module) changeOf(h *Host) *hostChange {
 			break
 		}
 		h.change.state = hs
-		if m.cfg.NoSignals {
-			h.change.state.Sitemap = store.Agreement{}
-		}
 	}
 	return h.change
 }
@@ -282,6 +279,17 @@ func (m *Module) Stage(txn *store.Txn, h *Host) error {
 	}
 	hc.dirty = false
 	return nil
+}
+
+// sitemapAgreement is how far the host's sitemap lastmod dates have
+// agreed with its pages' changes, as the plan may use it: nothing without
+// signals (Config.NoSignals), which sets the record aside, in memory, and
+// keeps it as stored.
+func (m *Module) sitemapAgreement(hc *hostChange) store.Agreement {
+	if m.cfg.NoSignals {
+		return store.Agreement{}
+	}
+	return hc.state.Sitemap
 }
 
 // lmTrusted reports whether a host gives modification times the

@@ -72,8 +72,17 @@ func (c Config) PlanRate(p *store.Page) float64 {
 }
 
 // planFast reports whether the plan gives up pages that change at every
-// visit: under the objectives whose optimum gives pages up.
+// visit: under the objectives whose optimum gives pages up, and under
+// binary-Poisson, whose does too (so that it plans on the same estimates).
 func (c Config) planFast() bool {
+	return c.acts() || c.Policy == BinaryPoisson
+}
+
+// acts reports whether the plan acts on news of changes and of new URLs
+// (sweeps, sitemap signals, discovery), which it prices in the freshness
+// optimum's multiplier: the optimal policy under the objectives whose
+// optimum gives pages up. The baselines act on none.
+func (c Config) acts() bool {
 	return (c.Policy == Optimal || c.Policy == "") && c.Objective != Age && c.Objective != Harmonic
 }
 

@@ -148,9 +148,10 @@ type Config struct {
 	Budget float64
 	// NoSignals reads sitemaps for new URLs only: their lastmod dates are
 	// never judged against the pages' changes, so no sitemap earns trust,
-	// and none brings a revisit forward, says when a page changed or plans
-	// a page as signalled. Trust earned in an earlier run is set aside.
-	// It is the baseline that shows what the signals are worth.
+	// and none brings a revisit forward or says when a page changed. Trust
+	// (or distrust) earned in an earlier run is set aside, not erased: it
+	// stays stored for a later run with signals. It is the baseline that
+	// shows what the signals are worth.
 	NoSignals bool
 	// Capacity is the collection's size in pages; zero means no limit.
 	Capacity int
@@ -232,12 +233,13 @@ type Module struct {
 	size   Size
 	store  *store.Store
 	policy Policy
-	// planner is the plan of the optimal and proportional policies; nil
-	// under the others.
+	// planner is the plan of the optimal, proportional and Poisson-crawl
+	// policies; nil under the others.
 	planner *schedule.Planner
 	// planFast is set when the plan gives up pages that change at every
-	// visit (planRate).
-	planFast bool
+	// visit (planRate); acts when it also acts on news: sweeps, sitemap
+	// signals and the new URLs a page reveals.
+	planFast, acts bool
 	// excessBits holds the float64 sum of the hosts' planned frequency
 	// beyond their capacity (capacity.go); written by the committer.
 	excessBits atomic.Uint64
@@ -268,7 +270,7 @@ func Open(cfg Config, s *store.Store, size Size) (*Module, error) {
 		return nil, err
 	}
 	m := &Module{cfg: cfg, size: size, store: s, basePrior: defaultPrior(cfg.TimeScale), log: cfg.Logger}
-	m.planFast = cfg.planFast()
+	m.planFast, m.acts = cfg.planFast(), cfg.acts()
 	if err := m.openPlan(); err != nil {
 		return nil, err
 	}

@@ -144,15 +144,19 @@ func TestCensoringGivesUp(t *testing.T) {
 
 // TestPoissonBaselines checks that the lambdacrawl and binary-poisson
 // policies plan each page at their papers' crawl rate at the plan's
-// multiplier, and that those rates spend the revisit budget.
+// multiplier, that those rates spend the revisit budget, and that neither
+// acts on sweeps, signals or discovery, while binary-poisson, which gives
+// pages up, censors the estimates of pages changing at every visit as the
+// optimal policy does.
 func TestPoissonBaselines(t *testing.T) {
 	for _, tt := range []struct {
 		policy Name
 		freq   func(delta, w, lambda float64) float64
 	}{{LambdaCrawl, policy.LambdaCrawlFrequency}, {BinaryPoisson, policy.BinaryPoissonFrequency}} {
 		m := openTest(t, Config{Policy: tt.policy, Budget: 10}, fixedSize{held: 3000})
-		if m.planFast {
-			t.Errorf("%s: acts on sweeps and signals, as only the optimal policy may", tt.policy)
+		if m.acts || m.planFast != (tt.policy == BinaryPoisson) {
+			t.Errorf("%s: acts on news %v, gives up pages changing at every visit %v; want false, %v (as its optimum gives pages up)",
+				tt.policy, m.acts, m.planFast, tt.policy == BinaryPoisson)
 		}
 		rng := rand.New(rand.NewPCG(5, 7))
 		pages := make([]store.Page, 3000)

@@ -11,7 +11,8 @@ import (
 // Allocation says how Allocate divides a budget among pages.
 type Allocation struct {
 	// Rule is the allocation's rule: Uniform, Proportional, Freshness, Age
-	// or Harmonic. It is not used when Period is set.
+	// or Harmonic (the Poisson-crawl rules go in Baseline: under host
+	// capacities they are refused). It is not used when Period is set.
 	Rule Rule
 	// Period, if set, makes the allocation paper 002's discrete one
 	// (policy.Embarrassment): whole fetches per Period seconds to each

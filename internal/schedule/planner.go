@@ -327,10 +327,10 @@ func (p *Planner) param() float64 {
 }
 
 // Param returns the rule's parameter x that Interval answers at (the
-// inverse multiplier of Freshness and Age, the frequency of Uniform, the
-// frequency per unit rate of Proportional): pinned, or solved so that the
-// histogram's load meets the budget; 0 before there is a plan and for
-// Cost.
+// inverse multiplier of the rules that solve for one, the frequency of
+// Uniform, the frequency per unit rate of Proportional): pinned, or solved
+// so that the histogram's load meets the budget; 0 before there is a plan
+// and for Cost.
 func (p *Planner) Param() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()

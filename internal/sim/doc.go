@@ -36,7 +36,11 @@
 // Paper 003 (dissertation §5.2) defines freshness F(e,t) = 1 if the copy
 // equals the live page and age A(e,t) = t − (the first change not yet
 // fetched) when stale; the engine integrates both over every fetch interval
-// in closed form. Paper 001 §A.2's staleness cost (C_s per stale hour plus
+// in closed form. Kolobov et al.'s harmonic staleness (H_N for a copy that
+// has missed N changes) is integrated too: for Poisson and
+// quasi-deterministic pages as its expectation given when the copy went
+// stale (closed forms, no draw), for Pareto pages over the changes the
+// engine walks anyway. Paper 001 §A.2's staleness cost (C_s per stale hour plus
 // C_c per crawl), paper 002 §B.1/B.3's weighted staleness Σ w_i a_i, the
 // "very stale" interval share of §A.7 and the revisit-interval distribution
 // complete the report (spec seed-ford-wolf-ntoulas §D). Averages exclude a
@@ -51,7 +55,9 @@
 // happened since the previous fetch, the first such change, the last change
 // before now (for Last-Modified) and the next change; for Poisson and
 // quasi-deterministic pages that is at most three draws per fetch however
-// fast the page changes, and only Pareto pages walk their changes.
+// fast the page changes, and only Pareto pages walk their changes (and,
+// for the harmonic staleness, the changes of a copy still stale when the
+// run ends).
 //
 // # Determinism
 //

@@ -192,7 +192,8 @@ func (q *proc) tail(s stream, c, b, a float64) float64 {
 // 1 + B_j changes, B_j ~ Binomial(j, k), and h_j = E[H_{1+B_j}] obeys
 // h_0 = 1, h_{j+1} = h_j + k·E[1/(2 + B_j)], where k·E[1/(2 + B_j)] =
 // (1 − E[1/(1 + B_{j+1})])/(j + 1) (by parts on ∫₀¹ t(1−k+kt)ʲ dt) and
-// E[1/(1 + B_m)] = (1 − (1−k)^{m+1})/((m+1)k); one step a slot.
+// E[1/(1 + B_m)] = (1 − (1−k)^{m+1})/((m+1)k): one step a slot while
+// (1−k)^{j+2} matters, then the closed form qdTail sums the rest.
 func (q *proc) harmonic(c, a, b float64) float64 {
 	lo := max(c, a)
 	if !(b > lo) {
@@ -207,16 +208,79 @@ func (q *proc) harmonic(c, a, b float64) float64 {
 		miss = math.Exp(q.b)
 		k = -math.Expm1(q.b)
 	}
+	P := q.a
 	var harm float64
 	h, pow := 1.0, miss*miss // pow = (1−k)^{j+2}
-	for j := 0; ; j++ {
-		x0, x1 := c+float64(j)*q.a, c+float64(j+1)*q.a
+	j := 0
+	for ; pow > 1e-17*k; j++ {
+		x0, x1 := c+float64(j)*P, c+float64(j+1)*P
 		harm += h * max(0, min(x1, b)-max(x0, lo))
 		if x1 >= b {
 			return harm
 		}
-		inv := (1 - pow) / (float64(j+2) * k) // E[1/(1 + B_{j+1})]
-		h += (1 - inv) / float64(j+1)
+		h += qdStep(j, k, pow)
 		pow *= miss
 	}
+	// From slot j on the steps are 1/(i+1) − 1/(k(i+1)(i+2)), so
+	// h_i = C + H_i + 1/(k(i+1)).
+	C := h - harmonicNumber(j) - 1/(k*float64(j+1))
+	return harm + qdTail(C, k, j, c, P, lo, b)
+}
+
+// qdStep is h_{j+1} − h_j = k·E[1/(2 + B_j)], pow = (1−k)^{j+2}. Where
+// (j+2)k is small, 1 − E[1/(1 + B_{j+1})] would cancel, and the binomial's
+// mass sits near 0: there it is summed term by term.
+func qdStep(j int, k, pow float64) float64 {
+	m := float64(j + 2)
+	if m*k >= 0.5 {
+		return (1 - (1-pow)/(m*k)) / float64(j+1)
+	}
+	p := math.Exp(float64(j) * math.Log1p(-k)) // P(B_j = 0)
+	var e float64
+	for i := 0; i <= j; i++ {
+		e += p / float64(i+2)
+		if p < 1e-18*e {
+			break
+		}
+		p *= float64(j-i) / float64(i+1) * k / (1 - k)
+	}
+	return k * e
+}
+
+// qdTail is Σ_{i ≥ j0} h_i·|[c + iP, c + (i+1)P) ∩ [lo, b)| for h_i = C +
+// H_i + 1/(k(i+1)): the segments at either end one by one, those between
+// by Σ H_i = S(e) − S(a − 1), S(n) = (n+1)H_n − n.
+func qdTail(C, k float64, j0 int, c, P, lo, b float64) float64 {
+	hAt := func(i int) float64 { return C + harmonicNumber(i) + 1/(k*float64(i+1)) }
+	seg := func(i int) float64 {
+		x0, x1 := c+float64(i)*P, c+float64(i+1)*P
+		return hAt(i) * max(0, min(x1, b)-max(x0, lo))
+	}
+	first := max(j0, int(math.Floor((lo-c)/P)))
+	last := int(math.Floor((b - c) / P))
+	if last <= first {
+		return seg(first)
+	}
+	sum := seg(first) + seg(last)
+	if a, e := first+1, last-1; e >= a {
+		S := func(n int) float64 { return float64(n+1)*harmonicNumber(n) - float64(n) }
+		sum += P * (float64(e-a+1)*C + S(e) - S(a-1) + (harmonicNumber(e+1)-harmonicNumber(a))/k)
+	}
+	return sum
+}
+
+// harmonicNumber is H_n = 1 + 1/2 + … + 1/n (H_0 = 0): summed below 64,
+// from its asymptotic series ln n + γ + 1/(2n) − 1/(12n²) + 1/(120n⁴) −
+// 1/(252n⁶) above (the next term, 1/(240n⁸), is under 1e-16 there).
+func harmonicNumber(n int) float64 {
+	if n < 64 {
+		h := 0.0
+		for i := n; i >= 1; i-- {
+			h += 1 / float64(i)
+		}
+		return h
+	}
+	x := float64(n)
+	x2 := x * x
+	return math.Log(x) + 0.57721566490153286061 + 1/(2*x) - 1/(12*x2) + 1/(120*x2*x2) - 1/(252*x2*x2*x2)
 }

@@ -146,7 +146,7 @@ func Compare(ctx context.Context, c Comparison) (*Report, error) {
 				r, err := Run(ctx, cfg, names[j.p], c.Setup)
 				if r != nil {
 					shares[j.p][j.s] = ShareTo(r.PerPage, givenUp[j.s])
-					r.PerPage = nil // 40 bytes a page, not kept for every run
+					r.PerPage = nil // 48 bytes a page, not kept for every run
 				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
