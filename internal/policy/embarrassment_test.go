@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy/brute"
 )
 
 // TestPoissonStaleness checks Staleness for Poisson updates against paper
@@ -78,14 +80,14 @@ func TestParetoStaleness(t *testing.T) {
 	for _, m := range []ParetoUpdates{{3, 1}, {2, 2}, {3, 0.5}, {4, 10}} {
 		tail := func(u float64) float64 { return math.Pow(m.Beta/(m.Beta+u), m.Alpha) }
 		p := func(s float64) float64 {
-			in := simpson(func(w float64) float64 {
+			in := brute.Simpson(func(w float64) float64 {
 				if w == 0 {
 					return 0 // Ḡ(u)·du/dw → 0 for α > 2 and is finite at 2
 				}
 				return tail((m.Beta+s)/w-m.Beta) * (m.Beta + s) / (w * w)
 			}, 0, 1, 60)
 			if m.Alpha == 2 {
-				in = simpson(func(w float64) float64 {
+				in = brute.Simpson(func(w float64) float64 {
 					if w == 0 {
 						return m.Beta * m.Beta / (m.Beta + s)
 					}
@@ -96,7 +98,7 @@ func TestParetoStaleness(t *testing.T) {
 		}
 		for _, tau := range []float64{0.1, 1, 5, 30} {
 			t.Run(fmt.Sprintf("α=%g,β=%g,τ=%g", m.Alpha, m.Beta, tau), func(t *testing.T) {
-				want := simpson(p, 0, tau, 4000) / tau
+				want := brute.Simpson(p, 0, tau, 4000) / tau
 				if got := m.StaleFraction(tau); math.Abs(got-want) > 1e-7 {
 					t.Errorf("%.9f, integration %.9f", got, want)
 				}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy/brute"
 )
 
 // gammaAverage integrates fn(λ) against the gamma density of mean 1 and
@@ -24,7 +26,7 @@ func gammaAverage(delta2 float64, fn func(lambda float64) float64) float64 {
 		}
 		return math.Exp(a*math.Log(a) + (a-1)*math.Log(x) - a*x - lg)
 	}
-	return simpson(func(u float64) float64 {
+	return brute.Simpson(func(u float64) float64 {
 		x := u * u * u
 		if x == 0 {
 			return 0 // the integrand times 3u² vanishes at 0 for α ≥ 1

@@ -41,9 +41,8 @@ func HarmonicStaleness(lambda, f float64) float64 {
 }
 
 // harmonicG is Ḡ(r): summed from its series below r = 4 (alternating,
-// its largest term under 1, so it loses under 1e-15), above from
-// Ein(r) = γ + ln r + E₁(r), whose continued fraction converges slowly
-// near 1.
+// its largest term under 1, so it loses under 1e-15; Ein(r) − 1 + … would
+// cancel there), above from Ein (ein).
 func harmonicG(r float64) float64 {
 	if r < 4 {
 		term, sum := 1.0, 0.0 // term = (−1)^{k+1} rᵏ/(k+1)!
@@ -60,7 +59,7 @@ func harmonicG(r float64) float64 {
 		}
 		return sum
 	}
-	return eulerGamma + math.Log(r) + expint1(r) - 1 + oneMinusExp(r)/r
+	return ein(r) - 1 + oneMinusExp(r)/r
 }
 
 // HarmonicStretch is λ·∫₀ᵀ E[H_{N(t)}] dt at y = λT for a Poisson page of

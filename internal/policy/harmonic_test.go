@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy/brute"
 )
 
 // bruteHarmonic is Ḡ(r) by brute force: E[H_N] for N ~ Poisson(y) summed
@@ -24,7 +26,7 @@ func bruteHarmonic(r float64) float64 {
 		}
 		return s
 	}
-	return simpson(expH, 0, r, 4000) / r
+	return brute.Simpson(expH, 0, r, 4000) / r
 }
 
 // TestHarmonicStalenessBruteForce checks Ḡ against the expected harmonic
@@ -88,40 +90,6 @@ func harmonicObjective(pages []Page, freq []float64) float64 {
 	return s
 }
 
-// bruteSimplex minimises a convex cost of n = 2 or 3 frequencies over
-// the simplex f ≥ 0, Σ f = budget by nested golden sections, and returns
-// the least cost and where it lies.
-func bruteSimplex(n int, budget float64, cost func(f []float64) float64) (float64, []float64) {
-	f := make([]float64, n)
-	at := func(f0 float64) float64 {
-		f[0] = f0
-		if n == 3 {
-			f[1] = golden(func(f1 float64) float64 { return cost([]float64{f0, f1, budget - f0 - f1}) }, 0, budget-f0)
-			f[2] = budget - f0 - f[1]
-		} else {
-			f[1] = budget - f0
-		}
-		return cost(f)
-	}
-	best := at(golden(at, 0, budget))
-	return best, f
-}
-
-// golden minimises a convex fn on [lo, hi].
-func golden(fn func(float64) float64, lo, hi float64) float64 {
-	const g = 0.6180339887498949
-	a, b := lo, hi
-	for range 200 {
-		c, d := b-g*(b-a), a+g*(b-a)
-		if fn(c) < fn(d) {
-			b = d
-		} else {
-			a = c
-		}
-	}
-	return (a + b) / 2
-}
-
 // TestOptimalHarmonicBruteForce checks the allocation against a direct
 // minimisation of Σ w Ḡ(λ/f) over the simplex Σ f = B (nested golden
 // sections) on random instances of two and three pages, and the Lagrange
@@ -140,7 +108,7 @@ func TestOptimalHarmonicBruteForce(t *testing.T) {
 		if err := (OptimalHarmonic{}).Allocate(pages, budget, freq); err != nil {
 			t.Fatal(err)
 		}
-		best, brute := bruteSimplex(n, budget, func(f []float64) float64 { return harmonicObjective(pages, f) })
+		best, brute := brute.Simplex(n, budget, func(f []float64) float64 { return harmonicObjective(pages, f) })
 		got := harmonicObjective(pages, freq)
 		if got > best*(1+1e-9) || got < best*(1-1e-6) {
 			t.Errorf("trial %d: objective %.12g, brute force %.12g (freq %v, brute %v)", trial, got, best, freq, brute)
@@ -189,13 +157,13 @@ func TestHarmonicStretch(t *testing.T) {
 		return s
 	}
 	for _, y := range []float64{1e-3, 0.1, 1, 3.9, 4.1, 10, 60} {
-		got, want := HarmonicStretch(y), simpson(expH1, 0, y, 4000)
+		got, want := HarmonicStretch(y), brute.Simpson(expH1, 0, y, 4000)
 		if math.Abs(got-want) > 1e-9*want {
 			t.Errorf("HarmonicStretch(%g) = %.12g, brute force %.12g", y, got, want)
 		}
 	}
 	for _, r := range []float64{0.05, 1, 5, 30} { // λ = 1, I = r
-		got := simpson(func(c float64) float64 { return math.Exp(-c) * HarmonicStretch(r-c) }, 0, r, 4000) / r
+		got := brute.Simpson(func(c float64) float64 { return math.Exp(-c) * HarmonicStretch(r-c) }, 0, r, 4000) / r
 		if want := HarmonicStaleness(r, 1); math.Abs(got-want) > 1e-9*want {
 			t.Errorf("r = %g: stretches averaged %.12g, Ḡ %.12g", r, got, want)
 		}

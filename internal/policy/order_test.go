@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy/brute"
 )
 
 // TestTable52 checks the closed forms of Table 5.2 against the spec's
@@ -88,10 +90,10 @@ func TestOrderClaims(t *testing.T) {
 // both integrals by Simpson's rule.
 func renewalAverage(fw func(float64) float64, wmax float64, at func(float64) float64) float64 {
 	n := int(wmax * 100)
-	num := simpson(func(s float64) float64 {
-		return fw(s) * simpson(at, 0, s, 200)
+	num := brute.Simpson(func(s float64) float64 {
+		return fw(s) * brute.Simpson(at, 0, s, 200)
 	}, 0, wmax, n)
-	den := simpson(func(s float64) float64 { return fw(s) * s }, 0, wmax, n)
+	den := brute.Simpson(func(s float64) float64 { return fw(s) * s }, 0, wmax, n)
 	return num / den
 }
 
@@ -112,8 +114,8 @@ func TestOrderBruteForce(t *testing.T) {
 	for _, lambda := range []float64{0.05, 0.3, 1, 2.5, 7} {
 		fresh := func(t float64) float64 { return ExpectedFreshnessAt(lambda, t) }
 		age := func(t float64) float64 { return ExpectedAgeAt(lambda, t) }
-		fixedF := simpson(fresh, 0, I, 2000) / I
-		fixedA := simpson(age, 0, I, 2000) / I
+		fixedF := brute.Simpson(fresh, 0, I, 2000) / I
+		fixedA := brute.Simpson(age, 0, I, 2000) / I
 		tests := []struct {
 			o            Order
 			wantF, wantA float64

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/freshcrawl/freshcrawl/internal/policy/brute"
 )
 
 // TestPoissonHarmonicClosedForm checks ln(1 + Δ/ρ) against its definition:
@@ -73,7 +75,7 @@ func TestPoissonBaselinesBruteForce(t *testing.T) {
 			if err := tc.a.Allocate(pages, budget, freq); err != nil {
 				t.Fatal(err)
 			}
-			best, _ := bruteSimplex(n, budget, func(f []float64) float64 { return tc.cost(pages, f) })
+			best, _ := brute.Simplex(n, budget, func(f []float64) float64 { return tc.cost(pages, f) })
 			if got := tc.cost(pages, freq); got > best*(1+1e-9)+1e-12 || got < best*(1-1e-6) {
 				t.Errorf("trial %d %s: objective %.12g, brute force %.12g (freq %v)", trial, tc.name, got, best, freq)
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/policy/brute"
 )
 
 // harmonicCost is Σ w Ḡ(λ/f).
@@ -23,20 +24,6 @@ func poissonCost(pages []policy.Page, freq []float64, cost func(rate, f float64)
 		s += weightOr1(p.Weight) * cost(p.Rate, freq[i])
 	}
 	return s
-}
-
-// goldenMin minimises a convex fn on [lo, hi].
-func goldenMin(fn func(float64) float64, lo, hi float64) float64 {
-	const g = 0.6180339887498949
-	for range 200 {
-		c, d := hi-g*(hi-lo), lo+g*(hi-lo)
-		if fn(c) < fn(d) {
-			hi = d
-		} else {
-			lo = c
-		}
-	}
-	return (lo + hi) / 2
 }
 
 // TestCappedHarmonicBruteForce: two pages on a host of capacity c and one
@@ -60,13 +47,13 @@ func TestCappedHarmonicBruteForce(t *testing.T) {
 		}
 		f := make([]float64, 3)
 		split := func(s float64) float64 {
-			f[0] = goldenMin(func(a float64) float64 {
+			f[0] = brute.Golden(func(a float64) float64 {
 				return harmonicCost(pages, []float64{a, s - a, budget - s})
 			}, 0, s)
 			f[1], f[2] = s-f[0], budget-s
 			return harmonicCost(pages, f)
 		}
-		best := split(goldenMin(split, 0, min(c, budget)))
+		best := split(brute.Golden(split, 0, min(c, budget)))
 		got := harmonicCost(pages, freq)
 		if got > best*(1+1e-9) || got < best*(1-1e-6) || freq[0]+freq[1] > c*(1+1e-9) {
 			t.Errorf("trial %d: cost %.12g, brute force %.12g; host %g of %g (saturated %v)", trial, got, best, freq[0]+freq[1], c, sol.Saturated[0])

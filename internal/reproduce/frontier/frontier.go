@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/freshcrawl/freshcrawl/internal/policy"
+	"github.com/freshcrawl/freshcrawl/internal/policy/brute"
 	"github.com/freshcrawl/freshcrawl/internal/reproduce/claim"
 )
 
@@ -56,14 +57,9 @@ func closedForms() []claim.Claim {
 	for _, r := range []float64{0.5, 2, 10} { // Δ/ρ
 		q := r / (1 + r)
 		integrand := func(u float64) float64 { return q / (1 - q*u) } // (1 − p/(1 − qu))/(1 − u), as 1 − p = q
-		const n = 20000
-		s := integrand(0) + integrand(1)
-		for k := 1; k < n; k++ {
-			s += float64(2+2*(k%2)) * integrand(float64(k)/n)
-		}
 		out = append(out, claim.Claim{Row: claim.Row{Section: secSIGIR + " §3",
 			Quantity: fmt.Sprintf("harmonic staleness ln(1 + Δ/ρ) of a Poisson crawl, Δ/ρ = %g (against ∫ (1 − E[uᴺ])/(1 − u) du)", r),
-			Paper:    s / (3 * n), Computed: policy.PoissonHarmonic(r, 1), Tol: 1e-9, Kind: "derived"}})
+			Paper:    brute.Simpson(integrand, 0, 1, 20000), Computed: policy.PoissonHarmonic(r, 1), Tol: 1e-9, Kind: "derived"}})
 	}
 	out = append(out, claim.Claim{Row: claim.Row{Section: secAzar,
 		Quantity: "freshness ρ/(ρ + Δ) of a Poisson crawl, Δ/ρ = 2 (against P(N = 0))",
@@ -72,8 +68,8 @@ func closedForms() []claim.Claim {
 }
 
 // smallOptima sets the baselines' allocations against a direct
-// minimisation of their objectives over the budget simplex (nested golden
-// sections) on random three-page instances.
+// minimisation of their objectives over the budget simplex (brute.Simplex)
+// on random three-page instances.
 func smallOptima(seed uint64) []claim.Claim {
 	rng := rand.New(rand.NewPCG(seed, 19))
 	var out []claim.Claim
@@ -104,35 +100,12 @@ func smallOptima(seed uint64) []claim.Claim {
 				worst = math.Inf(1)
 				continue
 			}
-			worst = max(worst, (sum(f)-bruteMin(sum, budget))/math.Abs(bruteMin(sum, budget)))
+			best, _ := brute.Simplex(3, budget, sum)
+			worst = max(worst, (sum(f)-best)/math.Abs(best))
 		}
 		out = append(out, claim.Claim{Row: claim.Row{Section: tt.section,
 			Quantity: "optimum of " + tt.name + " against a direct minimisation, 10 random 3-page instances (worst relative excess)",
 			Paper:    0, Computed: max(worst, 0), Tol: 1e-6, Kind: "derived"}})
 	}
 	return out
-}
-
-// bruteMin minimises fn(f₁, f₂, B − f₁ − f₂) over f ≥ 0 by golden sections
-// nested in f₁ and f₂ (the objectives are convex).
-func bruteMin(fn func([]float64) float64, budget float64) float64 {
-	inner := func(f1 float64) float64 {
-		return golden(func(f2 float64) float64 { return fn([]float64{f1, f2, max(budget-f1-f2, 0)}) }, 0, budget-f1)
-	}
-	return golden(inner, 0, budget)
-}
-
-// golden returns the least value of a convex fn on [lo, hi].
-func golden(fn func(float64) float64, lo, hi float64) float64 {
-	const g = 0.6180339887498949
-	a, b := lo, hi
-	for range 120 {
-		c, d := b-g*(b-a), a+g*(b-a)
-		if fn(c) <= fn(d) {
-			b = d
-		} else {
-			a = c
-		}
-	}
-	return min(fn((a+b)/2), fn(lo), fn(hi))
 }
