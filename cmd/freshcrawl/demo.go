@@ -57,6 +57,7 @@ func demoFlags(o *demoOptions) *flag.FlagSet {
 	fs.BoolVar(&o.signals, "signals", true, "act on the lastmod dates of sitemaps that have proven honest (see freshcrawl crawl -h)")
 	fs.Float64Var(&o.web.Sitemaps.None, "sitemap-none", o.web.Sitemaps.None, "simweb: share of sites without a sitemap")
 	fs.Float64Var(&o.web.Sitemaps.Wrong, "sitemap-wrong", o.web.Sitemaps.Wrong, "simweb: share of sites whose sitemap lastmod dates are wrong (the rest are honest)")
+	fs.Float64Var(&o.web.Sitemaps.Text, "sitemap-text", o.web.Sitemaps.Text, "simweb: share of the sitemaps that are text files, with no lastmod dates")
 	fs.DurationVar(&o.warmup, "warmup", 0, "with -for: the summary at the end averages the live lines after this much wall time")
 	fs.IntVar(&o.nodes, "nodes", 1, "crawl with a cluster of this many nodes in this process, over an embedded NATS server (1: one crawl; a cluster has no dashboard)")
 	fs.IntVar(&o.parts, "partitions", cluster.DefaultPartitions, "with -nodes: partitions of the web, by site")

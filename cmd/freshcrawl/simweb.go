@@ -51,6 +51,7 @@ func simwebFlags(o *simwebOptions) *flag.FlagSet {
 	fs.IntVar(&o.cfg.Robots.MaxCrawlDelay, "max-crawl-delay", o.cfg.Robots.MaxCrawlDelay, "largest Crawl-delay declared, seconds")
 	fs.Float64Var(&o.cfg.Sitemaps.None, "sitemap-none", o.cfg.Sitemaps.None, "share of sites without a sitemap")
 	fs.Float64Var(&o.cfg.Sitemaps.Wrong, "sitemap-wrong", o.cfg.Sitemaps.Wrong, "share of sites whose sitemap lastmod is wrong")
+	fs.Float64Var(&o.cfg.Sitemaps.Text, "sitemap-text", o.cfg.Sitemaps.Text, "share of the sitemaps that are text files (no lastmod)")
 	fs.Float64Var(&o.cfg.GzipShare, "gzip", o.cfg.GzipShare, "share of sites that gzip responses")
 	fs.StringVar(&o.faults, "faults", "", "fault rates, e.g. 5xx=0.01,slow=0.02 (names: all, "+strings.Join(simweb.FaultKeys(), ", ")+")")
 	fs.DurationVar(&o.cfg.Faults.SlowDelay, "slow-delay", o.cfg.Faults.SlowDelay, "delay of a slow response")

@@ -2,6 +2,7 @@ package refresh
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -149,16 +150,16 @@ func TestSignalled(t *testing.T) {
 		return n
 	}
 	// Two pages changed after their check: the one due soon anyway is
-	// claimed too, but left where it is.
+	// claimed too, but left where it is; the other is pulled, on trial.
 	if n := run(time.Time{}); n != 2 {
 		t.Errorf("sitemap on trial: %d claimed, want 2", n)
 	}
-	if p, err := m.store.GetPage(pages[0].URL); err != nil || !p.NextDue.Equal(far) {
-		t.Errorf("sitemap on trial moved a page: due %v, %v", p.NextDue, err)
+	if p, err := m.store.GetPage(pages[2].URL); err != nil || !p.NextDue.Equal(pages[2].NextDue) {
+		t.Errorf("sitemap on trial moved the page due soon: due %v, %v", p.NextDue, err)
 	}
 	m.changeOf(h).state.Sitemap.Agree = trustAgree
-	if n := run(time.Time{}); n != 2 {
-		t.Errorf("trusted sitemap: %d claimed, want 2", n)
+	if n := run(time.Time{}); n != 1 {
+		t.Errorf("trusted sitemap: %d claimed, want 1 (the page pulled on trial is not claimed twice)", n)
 	}
 	p, err := m.store.GetPage(pages[0].URL)
 	if err != nil {
@@ -186,6 +187,65 @@ func TestSignalled(t *testing.T) {
 	m.changeOf(h).state.Sitemap = store.Agreement{Agree: 1, Disagree: 1}
 	if n := run(time.Time{}); n != 0 {
 		t.Errorf("distrusted sitemap: %d claimed, want 0", n)
+	}
+}
+
+// TestTrialPulls checks that a sitemap on trial brings forward as many of
+// its claims as trust still needs agreements, counting those pulled at an
+// earlier read, and that a trusted or distrusted one pulls none on trial.
+func TestTrialPulls(t *testing.T) {
+	for _, c := range []struct {
+		a    store.Agreement
+		want int
+	}{
+		{store.Agreement{}, trustAgree},
+		{store.Agreement{Agree: 2}, 3},
+		{store.Agreement{Agree: 4}, 1},
+		{store.Agreement{Agree: 30, Disagree: 2}, 0}, // distrusted
+		{store.Agreement{Agree: 1, Disagree: 1}, 0},  // distrusted
+		{store.Agreement{Agree: trustAgree}, 0},      // trusted
+	} {
+		if got := trialPulls(c.a); got != c.want {
+			t.Errorf("trialPulls(%+v) = %d, want %d", c.a, got, c.want)
+		}
+	}
+
+	now := time.Unix(1e9, 0)
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
+	far := now.Add(1000 * time.Hour)
+	var signals []Signal
+	txn := m.store.Begin()
+	for i := range 8 {
+		p := store.Page{URL: fmt.Sprintf("http://h.test/%d", i), Held: true, Checked: now.Add(-time.Hour), NextDue: far}
+		if err := cmp.Or(txn.PutPage(p, nil), txn.Schedule("h.test", p.URL, time.Time{}, p.NextDue)); err != nil {
+			t.Fatal(err)
+		}
+		signals = append(signals, Signal{p.URL, now.Add(-30 * time.Minute)})
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	h := &Host{Name: "h.test", Delay: time.Second}
+	m.changeOf(h).state.Sitemap = store.Agreement{Agree: 2}
+	read := func() int {
+		txn := m.store.Begin()
+		if _, err := m.Signalled(txn, h, Answer{Status: 200}, signals, time.Time{}, now, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		due, err := m.store.Due("h.test", now.Add(time.Hour), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(due)
+	}
+	if n := read(); n != 3 {
+		t.Errorf("sitemap with 2 agreements: %d claims pulled on trial, want 3", n)
+	}
+	if n := read(); n != 3 {
+		t.Errorf("read again, the trials pending: %d pulled in all, want still 3", n)
 	}
 }
 

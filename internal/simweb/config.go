@@ -50,8 +50,11 @@ type RobotsMix struct {
 }
 
 // SitemapMix gives the shares of sites with no sitemap and with a sitemap
-// whose lastmod values are wrong. The rest have honest lastmod values.
-type SitemapMix struct{ None, Wrong float64 }
+// whose lastmod values are wrong; the rest have honest ones. Text is the
+// share of the sites with a sitemap whose sitemap is a text file, one URL
+// a line, with no lastmod at all (an honest one tells of new URLs only);
+// the others serve XML, half a urlset and half an index of gzipped ones.
+type SitemapMix struct{ None, Wrong, Text float64 }
 
 // AuditConfig sets what the politeness audit counts as a violation: two
 // requests to one host less than MinDelay apart (start to start), or more
@@ -78,7 +81,7 @@ func DefaultConfig() Config {
 		Churn:           1,
 		Validators:      ValidatorMix{Absent: 0.25, Wrong: 0.15},
 		Robots:          RobotsMix{NotFound: 0.1, ServerError: 0.03, CrawlDelay: 0.2, MaxCrawlDelay: 5},
-		Sitemaps:        SitemapMix{None: 0.2, Wrong: 0.2},
+		Sitemaps:        SitemapMix{None: 0.2, Wrong: 0.2, Text: 1.0 / 3},
 		GzipShare:       0.5,
 		Faults:          DefaultFaultSizes(),
 	}
@@ -115,6 +118,7 @@ func (c *Config) validate() error {
 	check(c.Robots.MaxCrawlDelay >= 1 || c.Robots.CrawlDelay == 0, "max crawl-delay must be at least 1 second")
 	share("no-sitemap share", c.Sitemaps.None)
 	share("wrong-sitemap share", c.Sitemaps.Wrong)
+	share("text-sitemap share", c.Sitemaps.Text)
 	check(c.Sitemaps.None+c.Sitemaps.Wrong <= 1, "sitemap shares add to more than 1")
 	share("gzip share", c.GzipShare)
 	check(c.Audit.MinDelay >= 0 && c.Audit.MaxInFlight >= 0, "audit thresholds must not be negative")

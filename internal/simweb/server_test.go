@@ -238,7 +238,7 @@ func TestServerRobots(t *testing.T) {
 			// 300 pages make three directories, so some hosts have private ones.
 			cfg := serverTestConfig(20, 300)
 			cfg.Robots = tt.robots
-			cfg.Sitemaps = SitemapMix{None: 0.3}
+			cfg.Sitemaps = SitemapMix{None: 0.3, Text: 1.0 / 3}
 			n := newServerTestNet(t, cfg)
 			var delay, noDelay, allow, noAllow, sitemap, noSitemap int
 			for _, h := range n.web.Hosts() {
@@ -408,9 +408,9 @@ func (n *serverTestNet) readSitemap(t *testing.T, rawURL string) sitemapDoc {
 func TestServerSitemaps(t *testing.T) {
 	// 1,100 pages give an index two children (1,000 URLs each at most).
 	cfg := serverTestConfig(20, 1100)
-	cfg.Validators = ValidatorMix{}                  // honest Last-Modified everywhere
-	cfg.Robots = RobotsMix{}                         // every robots.txt answers 200
-	cfg.Sitemaps = SitemapMix{None: 0.2, Wrong: 0.2} // all three sitemap modes
+	cfg.Validators = ValidatorMix{}                                 // honest Last-Modified everywhere
+	cfg.Robots = RobotsMix{}                                        // every robots.txt answers 200
+	cfg.Sitemaps = SitemapMix{None: 0.2, Wrong: 0.2, Text: 1.0 / 3} // all three sitemap modes and formats
 	n := newServerTestNet(t, cfg)
 	// A month in, some slots hold a later generation of their page, so the
 	// sitemaps must list URLs as they are now, not as they were at first.

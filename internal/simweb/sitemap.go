@@ -24,6 +24,20 @@ func (s *site) sitemapURL() string {
 	return "http://" + s.name + "/sitemap.xml"
 }
 
+// sitemapFormatOf is the format of a site's sitemap for a uniform draw u:
+// text above 1 − text, else a urlset or an index, half and half. (With
+// text a third, each format takes a third, as the draw of one of three
+// did before Text could be set, so that the default web is unchanged.)
+func sitemapFormatOf(u, text float64) int {
+	switch xml := 1 - text; {
+	case u >= xml:
+		return sitemapText
+	case u >= xml/2:
+		return sitemapIndex
+	}
+	return sitemapXML
+}
+
 func (s *site) sitemapFormat() int {
 	if s.sitemapFmt == sitemapXML && s.pages > 50000 {
 		return sitemapIndex

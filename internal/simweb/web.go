@@ -216,7 +216,7 @@ func (w *Web) buildSites() {
 		case u < cfg.Sitemaps.None+cfg.Sitemaps.Wrong:
 			s.sitemap = SitemapWrong
 		}
-		s.sitemapFmt = r.IntN(3)
+		s.sitemapFmt = sitemapFormatOf(r.Float64(), cfg.Sitemaps.Text)
 		s.gzip = r.Float64() < cfg.GzipShare
 		s.trap = r.Float64() < cfg.Faults.Trap
 		s.phase = int64(r.Float64() * float64(day))
