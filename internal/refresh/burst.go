@@ -276,6 +276,9 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 		if !worth || rows != nil && rows.Skip(s.URL) {
 			continue
 		}
+		if read := m.unclaimedAt(a, s.URL, p.Checked, now); trusted && !read.IsZero() {
+			m.ObserveUnchanged(h, &p, read)
+		}
 		if err := pull(txn, h.Name, &p, rows); err != nil {
 			return claimed, err
 		}
@@ -283,4 +286,21 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 		offset += gap
 	}
 	return claimed, nil
+}
+
+// unclaimedAt is when the sitemap was last read before now, if that read
+// gave url a lastmod no later than checked, the page's last check, and
+// was made after it: the page was then unchanged from checked to that
+// read. Zero otherwise (the read unknown, or it claimed a change already,
+// a claim not pulled then). The lastmod is put on the crawler's clock
+// with the answer a of the read at now, as the clocks' relation holds.
+func (m *Module) unclaimedAt(a Answer, url string, checked, now time.Time) time.Time {
+	lm, read, err := m.store.LastMod(url)
+	if err != nil || lm.IsZero() || !read.After(checked) || !read.Before(now) {
+		return time.Time{}
+	}
+	if mod, ok := m.serverTime(a, lm, now); !ok || mod.After(checked) {
+		return time.Time{}
+	}
+	return read
 }

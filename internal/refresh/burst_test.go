@@ -249,6 +249,60 @@ func TestTrialPulls(t *testing.T) {
 	}
 }
 
+// TestSignalledUnchangedSpan checks that a page pulled on a trusted
+// sitemap's claim has the span from its last check to the previous read,
+// which did not claim it, folded as unchanged, and that a claim the
+// previous read made already (not pulled then) folds nothing.
+func TestSignalledUnchangedSpan(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
+	checked, read0 := now.Add(-10*time.Hour), now.Add(-time.Hour)
+	far := now.Add(1000 * time.Hour)
+	quiet := store.Page{URL: "http://h.test/quiet", Held: true, Checked: checked, NextDue: far, Rate: 1e-7}
+	early := store.Page{URL: "http://h.test/early", Held: true, Checked: checked, NextDue: far, Rate: 1e-7}
+	txn := m.store.Begin()
+	for _, c := range []struct {
+		p  store.Page
+		lm time.Time // what the read at read0 said
+	}{{quiet, checked.Add(-time.Hour)}, {early, checked.Add(time.Hour)}} {
+		err := cmp.Or(txn.PutPage(c.p, nil), txn.Schedule("h.test", c.p.URL, time.Time{}, c.p.NextDue), txn.SetLastMod(c.p.URL, c.lm, read0))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	h := &Host{Name: "h.test", Delay: time.Second}
+	m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+	signals := []Signal{{quiet.URL, now.Add(-30 * time.Minute)}, {early.URL, now.Add(-30 * time.Minute)}}
+	txn = m.store.Begin()
+	_, err := m.Signalled(txn, h, Answer{Status: 200}, signals, read0, now, nil)
+	if err := cmp.Or(err, txn.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p       store.Page
+		checked time.Time
+		span    float64
+	}{{quiet, read0, read0.Sub(checked).Seconds()}, {early, checked, 0}} {
+		p, err := m.store.GetPage(c.p.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st change.Stats
+		if len(p.Change) > 0 {
+			if err := st.UnmarshalBinary(p.Change); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !Pulled(&p) || !p.Checked.Equal(c.checked) || st.SumUnchanged() != c.span || st.Changed() != 0 {
+			t.Errorf("%s: pulled %v, checked %v, unchanged %v s, %v changed; want pulled, checked %v, unchanged %v s, none changed",
+				p.URL, Pulled(&p), p.Checked, st.SumUnchanged(), st.Changed(), c.checked, c.span)
+		}
+	}
+}
+
 // TestSampledTrustedSitemap checks that a sweep is declared on a host
 // whose sample finds its slow pages changing together, and not on one
 // whose trusted sitemap says which pages changed.
