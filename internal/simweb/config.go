@@ -49,11 +49,9 @@ type RobotsMix struct {
 	MaxCrawlDelay                     int
 }
 
-// SitemapMix gives the shares of sites with no sitemap and with a sitemap
-// whose lastmod values are wrong; the rest have honest ones. Text is the
-// share of the sites with a sitemap whose sitemap is a text file, one URL
-// a line, with no lastmod at all (an honest one tells of new URLs only);
-// the others serve XML, half a urlset and half an index of gzipped ones.
+// SitemapMix gives the shares of sites with no sitemap and with wrong
+// lastmod values (the rest honest), and of the sitemaps that are text
+// files, with no lastmod (the others XML, half urlsets, half indexes).
 type SitemapMix struct{ None, Wrong, Text float64 }
 
 // AuditConfig sets what the politeness audit counts as a violation: two
@@ -95,6 +93,11 @@ func (c *Config) validate() error {
 		}
 	}
 	share := func(name string, v float64) { check(v >= 0 && v <= 1, "%s must be in [0, 1], got %g", name, v) }
+	pair := func(a string, va float64, b string, vb float64, both string) {
+		share(a, va)
+		share(b, vb)
+		check(va+vb <= 1, "%s add to more than 1", both)
+	}
 	check(c.Hosts >= 1, "hosts must be at least 1, got %d", c.Hosts)
 	check(c.PagesPerHost >= 1, "pages per host must be at least 1, got %d", c.PagesPerHost)
 	check(int64(c.Hosts)*int64(c.PagesPerHost) <= 1<<28, "hosts × pages must be at most 2^28, got %d", int64(c.Hosts)*int64(c.PagesPerHost))
@@ -103,23 +106,15 @@ func (c *Config) validate() error {
 	share("cluster locality", c.ClusterLocality)
 	check(c.WeightAlpha > 0, "weight alpha must be positive, got %g", c.WeightAlpha)
 	check(c.Speed > 0, "speed must be positive, got %g", c.Speed)
-	share("pareto share", c.ParetoShare)
-	share("quasi-deterministic share", c.QDShare)
-	check(c.ParetoShare+c.QDShare <= 1, "pareto and quasi-deterministic shares add to more than 1")
+	pair("pareto share", c.ParetoShare, "quasi-deterministic share", c.QDShare, "pareto and quasi-deterministic shares")
 	check(c.ParetoAlpha > 1, "pareto alpha must be above 1 for a finite mean, got %g", c.ParetoAlpha)
 	check(c.Churn >= 0, "churn must not be negative, got %g", c.Churn)
-	share("absent-validator share", c.Validators.Absent)
-	share("wrong-validator share", c.Validators.Wrong)
-	check(c.Validators.Absent+c.Validators.Wrong <= 1, "validator shares add to more than 1")
-	share("robots 404 share", c.Robots.NotFound)
-	share("robots 500 share", c.Robots.ServerError)
-	check(c.Robots.NotFound+c.Robots.ServerError <= 1, "robots 404 and 500 shares add to more than 1")
+	pair("absent-validator share", c.Validators.Absent, "wrong-validator share", c.Validators.Wrong, "validator shares")
+	pair("robots 404 share", c.Robots.NotFound, "robots 500 share", c.Robots.ServerError, "robots 404 and 500 shares")
 	share("crawl-delay share", c.Robots.CrawlDelay)
 	check(c.Robots.MaxCrawlDelay >= 1 || c.Robots.CrawlDelay == 0, "max crawl-delay must be at least 1 second")
-	share("no-sitemap share", c.Sitemaps.None)
-	share("wrong-sitemap share", c.Sitemaps.Wrong)
+	pair("no-sitemap share", c.Sitemaps.None, "wrong-sitemap share", c.Sitemaps.Wrong, "sitemap shares")
 	share("text-sitemap share", c.Sitemaps.Text)
-	check(c.Sitemaps.None+c.Sitemaps.Wrong <= 1, "sitemap shares add to more than 1")
 	share("gzip share", c.GzipShare)
 	check(c.Audit.MinDelay >= 0 && c.Audit.MaxInFlight >= 0, "audit thresholds must not be negative")
 	if err := c.Faults.validate(); err != nil {

@@ -25,17 +25,12 @@ func (s *site) sitemapURL() string {
 }
 
 // sitemapFormatOf is the format of a site's sitemap for a uniform draw u:
-// text above 1 − text, else a urlset or an index, half and half. (With
-// text a third, each format takes a third, as the draw of one of three
-// did before Text could be set, so that the default web is unchanged.)
+// text above 1 − text, else a urlset or an index (TestSitemapFormatDefault).
 func sitemapFormatOf(u, text float64) int {
-	switch xml := 1 - text; {
-	case u >= xml:
+	if u >= 1-text {
 		return sitemapText
-	case u >= xml/2:
-		return sitemapIndex
 	}
-	return sitemapXML
+	return sitemapXML + int(2*u/(1-text)) // sitemapIndex above half
 }
 
 func (s *site) sitemapFormat() int {

@@ -27,38 +27,30 @@ const (
 	Wrong
 )
 
-var validatorNames = [...]string{"honest", "absent", "wrong"}
+func (m ValidatorMode) String() string { return [...]string{"honest", "absent", "wrong"}[m] }
 
-func (m ValidatorMode) String() string { return validatorNames[m] }
-
-// RobotsMode is how a host answers /robots.txt.
+// RobotsMode is how a host answers /robots.txt: 200, 404 or 500.
 type RobotsMode uint8
 
-// Robots modes.
 const (
 	RobotsOK RobotsMode = iota
 	RobotsNotFound
 	RobotsServerError
 )
 
-var robotsNames = [...]string{"200", "404", "500"}
-
-func (m RobotsMode) String() string { return robotsNames[m] }
+func (m RobotsMode) String() string { return [...]string{"200", "404", "500"}[m] }
 
 // SitemapMode is whether a site has a sitemap and whether its lastmod values
 // can be trusted.
 type SitemapMode uint8
 
-// Sitemap modes.
 const (
 	SitemapHonest SitemapMode = iota
 	SitemapNone
 	SitemapWrong
 )
 
-var sitemapNames = [...]string{"honest", "none", "wrong"}
-
-func (m SitemapMode) String() string { return sitemapNames[m] }
+func (m SitemapMode) String() string { return [...]string{"honest", "none", "wrong"}[m] }
 
 // Sitemap formats served by sites that have one.
 const (
