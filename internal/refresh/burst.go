@@ -272,7 +272,11 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 			trials-- // judged at its planned visit, as soon as a pull's
 			continue
 		}
-		worth := trusted && worthPulling(1, p.Rate, p.NextDue, at, mu) || !trusted && trials > 0
+		w := p.Weight
+		if !(w > 0) {
+			w = 1
+		}
+		worth := trusted && worthPulling(w, p.Rate, p.NextDue, at, mu) || !trusted && trials > 0
 		if !worth || rows != nil && rows.Skip(s.URL) {
 			continue
 		}

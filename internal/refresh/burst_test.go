@@ -303,6 +303,53 @@ func TestSignalledUnchangedSpan(t *testing.T) {
 	}
 }
 
+// TestSignalledPlan checks that a page of a host whose sitemaps are
+// trusted, listed by a recent read, is planned as signalled, for probes
+// only (its row's interval the mean one, with the pulls its signals will
+// bring), and that one the sitemap does not list, a host not trusted, or a
+// crawl without signals plans it as any page.
+func TestSignalledPlan(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	for _, c := range []struct {
+		name      string
+		cfg       Config
+		trusted   bool
+		listed    time.Duration // before now; 0: not listed
+		signalled bool
+	}{
+		{"listed", Config{}, true, time.Minute, true},
+		{"not listed", Config{}, true, 0, false},
+		{"listed long ago", Config{}, true, 1e6 * time.Hour, false},
+		{"not trusted", Config{}, false, time.Minute, false},
+		{"without signals", Config{NoSignals: true}, true, time.Minute, false},
+	} {
+		c.cfg.Budget, c.cfg.Now = 10, func() time.Time { return now }
+		m := plannedTest(t, c.cfg)
+		p := store.Page{URL: "http://h.test/p", Held: true, Checked: now.Add(-time.Hour), Rate: 1e-5}
+		if c.listed > 0 {
+			txn := m.store.Begin()
+			if err := cmp.Or(txn.SetLastMod(p.URL, now.Add(-2*c.listed), now.Add(-c.listed)), txn.Commit()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := &Host{Name: "h.test", Delay: time.Second}
+		if c.trusted {
+			m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+		}
+		m.Revisit(h, &p, true, &store.Visit{}, false, now)
+		probe := m.planner.SignalInterval()
+		due := p.NextDue.Sub(now).Seconds()
+		mean := 1 / (1/probe + m.planner.SignalRate(p.Rate, p.Weight))
+		if p.Signalled != c.signalled || c.signalled != (math.Abs(due-probe) < 1e-6) || c.signalled && math.Abs(p.Interval-mean) > 1e-9*mean {
+			t.Errorf("%s: signalled %v, due in %gs, mean interval %gs (probe %gs, with pulls %gs); want signalled %v", c.name, p.Signalled, due, p.Interval, probe, mean, c.signalled)
+		}
+		bin := m.cfg.PlanBin(&p)
+		if back, ok := parsePlanCounter(PlanCounter(bin)); !ok || back != bin || bin.Signalled != c.signalled {
+			t.Errorf("%s: plan counter %q reads back as %+v (%v), want %+v, signalled %v", c.name, PlanCounter(bin), back, ok, bin, c.signalled)
+		}
+	}
+}
+
 // TestSampledTrustedSitemap checks that a sweep is declared on a host
 // whose sample finds its slow pages changing together, and not on one
 // whose trusted sitemap says which pages changed.

@@ -46,6 +46,10 @@ type Page struct {
 	// Evicted reports a page that left a full collection for a more
 	// important one; it may be taken back. Never set with Held.
 	Evicted bool
+	// Signalled reports a page the refresh plan treats as signalled: its
+	// site's sitemap has proven it tells when the page changes, so the
+	// plan revisits it on those signals rather than on a schedule.
+	Signalled bool
 	// NextDue is when the page is next to be revisited; zero if it is not
 	// scheduled. It mirrors the page's entry in the due index.
 	NextDue time.Time
