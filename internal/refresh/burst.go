@@ -1,7 +1,9 @@
 package refresh
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/freshcrawl/freshcrawl/internal/store"
@@ -245,6 +247,7 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 	}
 	trusted := Trusted(sm)
 	trials := trialPulls(sm)
+	var trial []store.Page // the claims a trial may pull
 	mu := m.multiplier()
 	gap := max(h.Delay, time.Millisecond)
 	offset, claimed := gap, 0
@@ -268,28 +271,51 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 		// The estimate, not PlanRate: a page fetched on its signals finds
 		// a change at every visit, which PlanRate would take for a page
 		// changing at every moment and never pull again.
-		if !trusted && !p.NextDue.After(at) {
-			trials-- // judged at its planned visit, as soon as a pull's
+		if !trusted {
+			if !p.NextDue.After(at) {
+				trials-- // judged at its planned visit, as soon as a pull's
+			} else if rows == nil || !rows.Skip(s.URL) {
+				trial = append(trial, p)
+			}
 			continue
 		}
 		w := p.Weight
 		if !(w > 0) {
 			w = 1
 		}
-		worth := trusted && worthPulling(w, p.Rate, p.NextDue, at, mu) || !trusted && trials > 0
-		if !worth || rows != nil && rows.Skip(s.URL) {
+		if !worthPulling(w, p.Rate, p.NextDue, at, mu) || rows != nil && rows.Skip(s.URL) {
 			continue
 		}
-		if read := m.unclaimedAt(a, s.URL, p.Checked, now); trusted && !read.IsZero() {
+		if read := m.unclaimedAt(a, s.URL, p.Checked, now); !read.IsZero() {
 			m.ObserveUnchanged(h, &p, read)
 		}
 		if err := pull(txn, h.Name, &p, rows); err != nil {
 			return claimed, err
 		}
-		trials--
 		offset += gap
 	}
-	return claimed, nil
+	return claimed, pullTrials(txn, h.Name, trial, trials, now, rows)
+}
+
+// pullTrials pulls n of the claims of a sitemap on trial, those of the
+// pages least expected to have changed since their last check first (the
+// fewest changes their rate gives the time since): an honest sitemap
+// agrees whichever are pulled, and a lying one is caught soonest where its
+// claim is least likely true by chance. On simweb, where a wrong sitemap
+// dates every page at the site's last deploy, one was trusted when its
+// first claims, in sitemap order, fell on pages that change hourly.
+func pullTrials(txn *store.Txn, host string, claims []store.Page, n int, now time.Time, rows Rows) error {
+	if n <= 0 {
+		return nil
+	}
+	expected := func(p *store.Page) float64 { return p.Rate * now.Sub(p.Checked).Seconds() }
+	slices.SortStableFunc(claims, func(a, b store.Page) int { return cmp.Compare(expected(&a), expected(&b)) })
+	for i := range claims[:min(n, len(claims))] {
+		if err := pull(txn, host, &claims[i], rows); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // unclaimedAt is when the sitemap was last read before now, if that read

@@ -191,8 +191,9 @@ func TestSignalled(t *testing.T) {
 }
 
 // TestTrialPulls checks that a sitemap on trial brings forward as many of
-// its claims as trust still needs agreements, counting those pulled at an
-// earlier read, and that a trusted or distrusted one pulls none on trial.
+// its claims as trust still needs agreements, those least likely true by
+// chance first, counting those pulled at an earlier read, and that a
+// trusted or distrusted one pulls none on trial.
 func TestTrialPulls(t *testing.T) {
 	for _, c := range []struct {
 		a    store.Agreement
@@ -216,7 +217,7 @@ func TestTrialPulls(t *testing.T) {
 	var signals []Signal
 	txn := m.store.Begin()
 	for i := range 8 {
-		p := store.Page{URL: fmt.Sprintf("http://h.test/%d", i), Held: true, Checked: now.Add(-time.Hour), NextDue: far}
+		p := store.Page{URL: fmt.Sprintf("http://h.test/%d", i), Held: true, Checked: now.Add(-time.Hour), NextDue: far, Rate: float64(8-i) * 1e-6}
 		if err := cmp.Or(txn.PutPage(p, nil), txn.Schedule("h.test", p.URL, time.Time{}, p.NextDue)); err != nil {
 			t.Fatal(err)
 		}
@@ -243,6 +244,11 @@ func TestTrialPulls(t *testing.T) {
 	}
 	if n := read(); n != 3 {
 		t.Errorf("sitemap with 2 agreements: %d claims pulled on trial, want 3", n)
+	}
+	for i := range 8 { // the least likely to have changed: the slowest
+		if p, err := m.store.GetPage(signals[i].URL); err != nil || Pulled(&p) != (i >= 5) {
+			t.Errorf("page %d (rate %g): pulled %v, %v; want the three slowest pulled", i, p.Rate, Pulled(&p), err)
+		}
 	}
 	if n := read(); n != 3 {
 		t.Errorf("read again, the trials pending: %d pulled in all, want still 3", n)
