@@ -320,7 +320,7 @@ func (m *Module) StagePlan(txn *store.Txn, h *Host, prev *store.Page, wasHeld bo
 // fetched, so that much is given to the others.
 func (m *Module) plan(p *store.Page) float64 {
 	m.syncPlanner()
-	if m.cfg.signalled(p) {
+	if m.cfg.signalled(p) && !m.planner.Blind() {
 		return m.planner.SignalInterval()
 	}
 	cs := censoringOf(p)

@@ -413,4 +413,21 @@ func TestPlannerSignalled(t *testing.T) {
 	if p.SignalInterval() != SignalProbe*maxI {
 		t.Errorf("probe interval %g", p.SignalInterval())
 	}
+	if p.Blind() {
+		t.Error("blind visits for signalled pages while the budget binds")
+	}
+
+	// Only signalled pages, and a budget above all their changes: they
+	// get the other pages' visits as well, and the budget is spent.
+	q, err := NewPlanner(PlannerConfig{Rule: Freshness, MaxInterval: maxI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Add(sSlow, 100)
+	q.Add(sFast, 100)
+	budget := 2 * 100 * (centre(slow.Rate) + centre(fast.Rate))
+	q.SetBudget(budget)
+	if got := q.Load(q.Param()); !q.Blind() || math.Abs(got-budget) > 1e-4*budget {
+		t.Errorf("signalled pages alone, budget %g above their changes: blind %v, load %g", budget, q.Blind(), got)
+	}
 }
