@@ -287,7 +287,11 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 			continue
 		}
 		if read := m.unclaimedAt(a, s.URL, p.Checked, now); !read.IsZero() {
-			m.ObserveUnchanged(h, &p, read)
+			if v := m.ObserveUnchanged(h, &p, read); v != nil {
+				if err := txn.PutPage(p, v); err != nil {
+					return claimed, err
+				}
+			}
 		}
 		if err := pull(txn, h.Name, &p, rows); err != nil {
 			return claimed, err

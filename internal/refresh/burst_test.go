@@ -302,6 +302,15 @@ func TestSignalledUnchangedSpan(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		visits, err := m.store.Visits(p.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var replayed change.Stats
+		Replay(&replayed, append([]store.Visit{{Time: checked, Status: 200}}, visits...))
+		if replayed.SumUnchanged() != c.span {
+			t.Errorf("%s: the visits recorded replay to %v s unchanged, want %v", p.URL, replayed.SumUnchanged(), c.span)
+		}
 		if !Pulled(&p) || !p.Checked.Equal(c.checked) || st.SumUnchanged() != c.span || st.Changed() != 0 {
 			t.Errorf("%s: pulled %v, checked %v, unchanged %v s, %v changed; want pulled, checked %v, unchanged %v s, none changed",
 				p.URL, Pulled(&p), p.Checked, st.SumUnchanged(), st.Changed(), c.checked, c.span)

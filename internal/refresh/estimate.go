@@ -83,11 +83,12 @@ func (m *Module) Observe(h *Host, prev *store.Page, wasHeld bool, a Answer, chan
 // check. A page fetched on its sitemap's signals is otherwise observed
 // only at those fetches, each of which finds a change, and the reads that
 // found none, made on the sitemap's schedule whatever the page did, are
-// the spans that tell how seldom it changes.
-func (m *Module) ObserveUnchanged(h *Host, p *store.Page, to time.Time) {
+// the spans that tell how seldom it changes. It returns the visit that
+// records it (store.StatusUnchanged, for Replay), nil if there is none.
+func (m *Module) ObserveUnchanged(h *Host, p *store.Page, to time.Time) *store.Visit {
 	obs, ok := observation(p.Checked, to, false, time.Time{})
 	if !ok {
-		return
+		return nil
 	}
 	hc := m.changeOf(h)
 	stats := m.statsOf(p)
@@ -96,6 +97,7 @@ func (m *Module) ObserveUnchanged(h *Host, p *store.Page, to time.Time) {
 	m.fold(hc, group, &stats, obs, to)
 	p.Checked = to
 	m.keep(hc, group, &before, &stats, p)
+	return &store.Visit{Time: to, Status: store.StatusUnchanged}
 }
 
 // statsOf is p's change history, with the module's forgetting.
@@ -381,14 +383,15 @@ func defaultPrior(timeScale float64) change.Prior {
 }
 
 // Replay adds to s the comparisons Observe made over a page's visits:
-// each 200 or 304 answer is compared with the last one before it, unless
-// the page was gone (4xx) or moved (3xx) between them; failed fetches
-// compare nothing.
+// each 200 or 304 answer (and each sitemap read that found the page
+// unchanged, store.StatusUnchanged) is compared with the last one before
+// it, unless the page was gone (4xx) or moved (3xx) between them; failed
+// fetches compare nothing.
 func Replay(s *change.Stats, visits []store.Visit) {
 	var checked time.Time
 	for _, v := range visits {
 		switch st := v.Status; {
-		case st == http.StatusNotModified || st >= 200 && st < 300:
+		case st == http.StatusNotModified || st == store.StatusUnchanged || st >= 200 && st < 300:
 			changed := st != http.StatusNotModified && v.Changed
 			for _, pre := range preObservations(s, checked, v.Modified) {
 				s.Add(pre, seconds(checked))

@@ -87,6 +87,12 @@ type Page struct {
 	Found, Exposure float64
 }
 
+// StatusUnchanged is the Status of a Visit that was no fetch: a trusted
+// sitemap read at its Time still dated the page before its last check,
+// so the page was unchanged until then (the refresh module's
+// ObserveUnchanged), which the estimators fold as a 304 would be.
+const StatusUnchanged = 1
+
 // Visit is one fetch of a page as the change-rate estimators see it.
 type Visit struct {
 	// Time is when the fetch happened; visits of one page are ordered by it.
