@@ -287,7 +287,9 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 			continue
 		}
 		if read := m.unclaimedAt(a, s.URL, p.Checked, now); !read.IsZero() {
+			prev := p
 			if v := m.ObserveUnchanged(h, &p, read); v != nil {
+				m.StagePlan(txn, h, &prev, true, &p) // its rate, so its bin, moved
 				if err := txn.PutPage(p, v); err != nil {
 					return claimed, err
 				}
