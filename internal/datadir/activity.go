@@ -62,6 +62,9 @@ func ReadActivity(dir string) (*Activity, error) {
 func (a *Activity) add(p *store.Page, visits []store.Visit) {
 	a.HostFetches[urlx.Host(p.URL)] += int64(p.Fetches)
 	for _, v := range visits {
+		if v.Status == store.StatusUnchanged {
+			continue // a sitemap read, no fetch
+		}
 		a.Fetches = append(a.Fetches, v.Time)
 		if v.Changed {
 			a.Changes = append(a.Changes, v.Time)

@@ -17,7 +17,8 @@ type History struct {
 	// Stats holds every comparison of the page's visits, with the
 	// forgetting ReadHistories was asked for.
 	Stats change.Stats
-	// Visits is the visits recorded, failed ones included.
+	// Visits is the visits recorded, failed ones and the sitemap reads
+	// that found the page unchanged (store.StatusUnchanged) included.
 	Visits int
 	// Stored is the change rate the crawler stored with the page, in
 	// changes per second (0 if none).

@@ -2,6 +2,7 @@ package refresh
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -149,16 +150,16 @@ func TestSignalled(t *testing.T) {
 		return n
 	}
 	// Two pages changed after their check: the one due soon anyway is
-	// claimed too, but left where it is.
+	// claimed too, but left where it is; the other is pulled, on trial.
 	if n := run(time.Time{}); n != 2 {
 		t.Errorf("sitemap on trial: %d claimed, want 2", n)
 	}
-	if p, err := m.store.GetPage(pages[0].URL); err != nil || !p.NextDue.Equal(far) {
-		t.Errorf("sitemap on trial moved a page: due %v, %v", p.NextDue, err)
+	if p, err := m.store.GetPage(pages[2].URL); err != nil || !p.NextDue.Equal(pages[2].NextDue) {
+		t.Errorf("sitemap on trial moved the page due soon: due %v, %v", p.NextDue, err)
 	}
 	m.changeOf(h).state.Sitemap.Agree = trustAgree
-	if n := run(time.Time{}); n != 2 {
-		t.Errorf("trusted sitemap: %d claimed, want 2", n)
+	if n := run(time.Time{}); n != 1 {
+		t.Errorf("trusted sitemap: %d claimed, want 1 (the page pulled on trial is not claimed twice)", n)
 	}
 	p, err := m.store.GetPage(pages[0].URL)
 	if err != nil {
@@ -186,6 +187,181 @@ func TestSignalled(t *testing.T) {
 	m.changeOf(h).state.Sitemap = store.Agreement{Agree: 1, Disagree: 1}
 	if n := run(time.Time{}); n != 0 {
 		t.Errorf("distrusted sitemap: %d claimed, want 0", n)
+	}
+}
+
+// TestTrialPulls checks that a sitemap on trial brings forward as many of
+// its claims as trust still needs agreements, those least likely true by
+// chance first, counting those pulled at an earlier read, and that a
+// trusted or distrusted one pulls none on trial.
+func TestTrialPulls(t *testing.T) {
+	for _, c := range []struct {
+		a    store.Agreement
+		want int
+	}{
+		{store.Agreement{}, trustAgree},
+		{store.Agreement{Agree: 2}, 3},
+		{store.Agreement{Agree: 4}, 1},
+		{store.Agreement{Agree: 30, Disagree: 2}, 0}, // distrusted
+		{store.Agreement{Agree: 1, Disagree: 1}, 0},  // distrusted
+		{store.Agreement{Agree: trustAgree}, 0},      // trusted
+	} {
+		if got := trialPulls(c.a); got != c.want {
+			t.Errorf("trialPulls(%+v) = %d, want %d", c.a, got, c.want)
+		}
+	}
+
+	now := time.Unix(1e9, 0)
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
+	far := now.Add(1000 * time.Hour)
+	var signals []Signal
+	txn := m.store.Begin()
+	for i := range 8 {
+		p := store.Page{URL: fmt.Sprintf("http://h.test/%d", i), Held: true, Checked: now.Add(-time.Hour), NextDue: far, Rate: float64(8-i) * 1e-6}
+		if err := cmp.Or(txn.PutPage(p, nil), txn.Schedule("h.test", p.URL, time.Time{}, p.NextDue)); err != nil {
+			t.Fatal(err)
+		}
+		signals = append(signals, Signal{p.URL, now.Add(-30 * time.Minute)})
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	h := &Host{Name: "h.test", Delay: time.Second}
+	m.changeOf(h).state.Sitemap = store.Agreement{Agree: 2}
+	read := func() int {
+		txn := m.store.Begin()
+		if _, err := m.Signalled(txn, h, Answer{Status: 200}, signals, time.Time{}, now, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		due, err := m.store.Due("h.test", now.Add(time.Hour), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(due)
+	}
+	if n := read(); n != 3 {
+		t.Errorf("sitemap with 2 agreements: %d claims pulled on trial, want 3", n)
+	}
+	for i := range 8 { // the least likely to have changed: the slowest
+		if p, err := m.store.GetPage(signals[i].URL); err != nil || Pulled(&p) != (i >= 5) {
+			t.Errorf("page %d (rate %g): pulled %v, %v; want the three slowest pulled", i, p.Rate, Pulled(&p), err)
+		}
+	}
+	if n := read(); n != 3 {
+		t.Errorf("read again, the trials pending: %d pulled in all, want still 3", n)
+	}
+}
+
+// TestSignalledUnchangedSpan checks that a page pulled on a trusted
+// sitemap's claim has the span from its last check to the previous read,
+// which did not claim it, folded as unchanged, and that a claim the
+// previous read made already (not pulled then) folds nothing.
+func TestSignalledUnchangedSpan(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
+	checked, read0 := now.Add(-10*time.Hour), now.Add(-time.Hour)
+	far := now.Add(1000 * time.Hour)
+	quiet := store.Page{URL: "http://h.test/quiet", Held: true, Checked: checked, NextDue: far, Rate: 1e-7}
+	early := store.Page{URL: "http://h.test/early", Held: true, Checked: checked, NextDue: far, Rate: 1e-7}
+	txn := m.store.Begin()
+	for _, c := range []struct {
+		p  store.Page
+		lm time.Time // what the read at read0 said
+	}{{quiet, checked.Add(-time.Hour)}, {early, checked.Add(time.Hour)}} {
+		err := cmp.Or(txn.PutPage(c.p, nil), txn.Schedule("h.test", c.p.URL, time.Time{}, c.p.NextDue), txn.SetLastMod(c.p.URL, c.lm, read0))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	h := &Host{Name: "h.test", Delay: time.Second}
+	m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+	signals := []Signal{{quiet.URL, now.Add(-30 * time.Minute)}, {early.URL, now.Add(-30 * time.Minute)}}
+	txn = m.store.Begin()
+	_, err := m.Signalled(txn, h, Answer{Status: 200}, signals, read0, now, nil)
+	if err := cmp.Or(err, txn.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p       store.Page
+		checked time.Time
+		span    float64
+	}{{quiet, read0, read0.Sub(checked).Seconds()}, {early, checked, 0}} {
+		p, err := m.store.GetPage(c.p.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st change.Stats
+		if len(p.Change) > 0 {
+			if err := st.UnmarshalBinary(p.Change); err != nil {
+				t.Fatal(err)
+			}
+		}
+		visits, err := m.store.Visits(p.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var replayed change.Stats
+		Replay(&replayed, append([]store.Visit{{Time: checked, Status: 200}}, visits...))
+		if replayed.SumUnchanged() != c.span {
+			t.Errorf("%s: the visits recorded replay to %v s unchanged, want %v", p.URL, replayed.SumUnchanged(), c.span)
+		}
+		if !Pulled(&p) || !p.Checked.Equal(c.checked) || st.SumUnchanged() != c.span || st.Changed() != 0 {
+			t.Errorf("%s: pulled %v, checked %v, unchanged %v s, %v changed; want pulled, checked %v, unchanged %v s, none changed",
+				p.URL, Pulled(&p), p.Checked, st.SumUnchanged(), st.Changed(), c.checked, c.span)
+		}
+	}
+}
+
+// TestSignalledPlan checks that a page of a host whose sitemaps are
+// trusted, listed by a recent read, is planned as signalled, for probes
+// only (its row's interval the mean one, with the pulls its signals will
+// bring), and that one the sitemap does not list, a host not trusted, or a
+// crawl without signals plans it as any page.
+func TestSignalledPlan(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	for _, c := range []struct {
+		name      string
+		cfg       Config
+		trusted   bool
+		listed    time.Duration // before now; 0: not listed
+		signalled bool
+	}{
+		{"listed", Config{}, true, time.Minute, true},
+		{"not listed", Config{}, true, 0, false},
+		{"listed long ago", Config{}, true, 1e6 * time.Hour, false},
+		{"not trusted", Config{}, false, time.Minute, false},
+		{"without signals", Config{NoSignals: true}, true, time.Minute, false},
+	} {
+		c.cfg.Budget, c.cfg.Now = 10, func() time.Time { return now }
+		m := plannedTest(t, c.cfg)
+		p := store.Page{URL: "http://h.test/p", Held: true, Checked: now.Add(-time.Hour), Rate: 1e-5}
+		if c.listed > 0 {
+			txn := m.store.Begin()
+			if err := cmp.Or(txn.SetLastMod(p.URL, now.Add(-2*c.listed), now.Add(-c.listed)), txn.Commit()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := &Host{Name: "h.test", Delay: time.Second}
+		if c.trusted {
+			m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+		}
+		m.Revisit(h, &p, true, &store.Visit{}, false, now)
+		probe := m.planner.SignalInterval()
+		due := p.NextDue.Sub(now).Seconds()
+		mean := 1 / (1/probe + m.planner.SignalRate(p.Rate, p.Weight))
+		if p.Signalled != c.signalled || c.signalled != (math.Abs(due-probe) < 1e-6) || c.signalled && math.Abs(p.Interval-mean) > 1e-9*mean {
+			t.Errorf("%s: signalled %v, due in %gs, mean interval %gs (probe %gs, with pulls %gs); want signalled %v", c.name, p.Signalled, due, p.Interval, probe, mean, c.signalled)
+		}
+		bin := m.cfg.PlanBin(&p)
+		if back, ok := parsePlanCounter(PlanCounter(bin)); !ok || back != bin || bin.Signalled != c.signalled {
+			t.Errorf("%s: plan counter %q reads back as %+v (%v), want %+v, signalled %v", c.name, PlanCounter(bin), back, ok, bin, c.signalled)
+		}
 	}
 }
 

@@ -42,14 +42,7 @@ type Answer struct {
 // host's modification times are trusted.
 func (m *Module) Observe(h *Host, prev *store.Page, wasHeld bool, a Answer, changed bool, p *store.Page, v *store.Visit, now time.Time) {
 	hc := m.changeOf(h)
-	var stats change.Stats
-	if len(p.Change) > 0 {
-		if err := stats.UnmarshalBinary(p.Change); err != nil {
-			m.log.Warn("change history unreadable, starting afresh", "url", p.URL, "err", err)
-			stats = change.Stats{}
-		}
-	}
-	stats.Decay = m.decay()
+	stats := m.statsOf(p)
 	before := stats
 	hc.pool.Decay = stats.Decay
 	m.pool.Decay = stats.Decay
@@ -73,29 +66,74 @@ func (m *Module) Observe(h *Host, prev *store.Page, wasHeld bool, a Answer, chan
 	}
 	group := m.groupOf(h, hc, p.URL)
 	if wasHeld {
-		fold := func(obs change.Observation, at float64) {
-			stats.Add(obs, at)
-			hc.pool.Add(obs, at)
-			m.pool.Add(obs, at)
-			if group != nil {
-				group.pool.Decay = stats.Decay
-				group.pool.Add(obs, at)
-			}
-		}
 		for _, pre := range preObservations(&stats, prev.Checked, v.Modified) {
-			fold(pre, seconds(prev.Checked))
+			m.fold(hc, group, &stats, pre, prev.Checked)
 		}
 		if obs, ok := observation(prev.Checked, now, changed, v.Modified); ok {
-			fold(obs, seconds(now))
-			hc.dirty = true
-			if group != nil {
-				group.dirty = true
-			}
+			m.fold(hc, group, &stats, obs, now)
 		}
 	}
 	p.Checked = now
-	hc.updatePopulation(&before, &stats)
-	if est := m.estimate(hc, group, &stats); est.OK {
+	m.keep(hc, group, &before, &stats, p)
+}
+
+// ObserveUnchanged folds into p's change history, and its pools, that a
+// trusted sitemap read at to still gave a lastmod before p's last check:
+// the page was unchanged from that check to to, which becomes its last
+// check. A page fetched on its sitemap's signals is otherwise observed
+// only at those fetches, each of which finds a change, and the reads that
+// found none, made on the sitemap's schedule whatever the page did, are
+// the spans that tell how seldom it changes. It returns the visit that
+// records it (store.StatusUnchanged, for Replay), nil if there is none.
+func (m *Module) ObserveUnchanged(h *Host, p *store.Page, to time.Time) *store.Visit {
+	obs, ok := observation(p.Checked, to, false, time.Time{})
+	if !ok {
+		return nil
+	}
+	hc := m.changeOf(h)
+	stats := m.statsOf(p)
+	before := stats
+	group := m.groupOf(h, hc, p.URL)
+	m.fold(hc, group, &stats, obs, to)
+	p.Checked = to
+	m.keep(hc, group, &before, &stats, p)
+	return &store.Visit{Time: to, Status: store.StatusUnchanged}
+}
+
+// statsOf is p's change history, with the module's forgetting.
+func (m *Module) statsOf(p *store.Page) change.Stats {
+	var stats change.Stats
+	if len(p.Change) > 0 {
+		if err := stats.UnmarshalBinary(p.Change); err != nil {
+			m.log.Warn("change history unreadable, starting afresh", "url", p.URL, "err", err)
+			stats = change.Stats{}
+		}
+	}
+	stats.Decay = m.decay()
+	return stats
+}
+
+// fold adds obs, made at at, to a page's history stats and to the pools
+// of its host, its URL group (nil: none) and the crawl.
+func (m *Module) fold(hc *hostChange, group *groupChange, stats *change.Stats, obs change.Observation, at time.Time) {
+	t := seconds(at)
+	stats.Add(obs, t)
+	hc.pool.Decay, m.pool.Decay = stats.Decay, stats.Decay
+	hc.pool.Add(obs, t)
+	m.pool.Add(obs, t)
+	hc.dirty = true
+	if group != nil {
+		group.pool.Decay = stats.Decay
+		group.pool.Add(obs, t)
+		group.dirty = true
+	}
+}
+
+// keep updates the host's population for the page's history going from
+// before to stats, estimates its rate anew and writes the history to p.
+func (m *Module) keep(hc *hostChange, group *groupChange, before, stats *change.Stats, p *store.Page) {
+	hc.updatePopulation(before, stats)
+	if est := m.estimate(hc, group, stats); est.OK {
 		p.Rate = est.Rate
 	}
 	b, err := stats.MarshalBinary()
@@ -345,14 +383,15 @@ func defaultPrior(timeScale float64) change.Prior {
 }
 
 // Replay adds to s the comparisons Observe made over a page's visits:
-// each 200 or 304 answer is compared with the last one before it, unless
-// the page was gone (4xx) or moved (3xx) between them; failed fetches
-// compare nothing.
+// each 200 or 304 answer (and each sitemap read that found the page
+// unchanged, store.StatusUnchanged) is compared with the last one before
+// it, unless the page was gone (4xx) or moved (3xx) between them; failed
+// fetches compare nothing.
 func Replay(s *change.Stats, visits []store.Visit) {
 	var checked time.Time
 	for _, v := range visits {
 		switch st := v.Status; {
-		case st == http.StatusNotModified || st >= 200 && st < 300:
+		case st == http.StatusNotModified || st == store.StatusUnchanged || st >= 200 && st < 300:
 			changed := st != http.StatusNotModified && v.Changed
 			for _, pre := range preObservations(s, checked, v.Modified) {
 				s.Add(pre, seconds(checked))

@@ -23,16 +23,22 @@ const planPrefix = "plan/"
 
 // planBasisSetting records what the plan counters count: planFastBasis
 // when planRate gives up pages that change at every visit, "estimate"
-// when it is the estimate; a crawl that finds another rebuilds them.
+// when it is the estimate, either with "+signals" where signalled pages
+// are counted apart; a crawl that finds another rebuilds them.
 const planBasisSetting = "plan-basis"
 
 // planFastBasis names the rule of censoring.fast; it changes with the
 // rule, so that counters counted under an older one are rebuilt.
 const planFastBasis = "fast-5"
 
-// PlanCounter names the store counter of a planner bin.
+// PlanCounter names the store counter of a planner bin; a bin of
+// signalled pages ends in "/s".
 func PlanCounter(b schedule.Bin) string {
-	return planPrefix + strconv.Itoa(int(b.Rate)) + "/" + strconv.Itoa(int(b.Weight))
+	name := planPrefix + strconv.Itoa(int(b.Rate)) + "/" + strconv.Itoa(int(b.Weight))
+	if b.Signalled {
+		name += "/s"
+	}
+	return name
 }
 
 // PlanCounters is the prefix of the plan counters' names, for
@@ -44,9 +50,10 @@ func parsePlanCounter(name string) (schedule.Bin, bool) {
 	if !ok {
 		return schedule.Bin{}, false
 	}
+	w, signalled := strings.CutSuffix(w, "/s")
 	ri, err1 := strconv.ParseInt(r, 10, 16)
 	wi, err2 := strconv.ParseInt(w, 10, 16)
-	return schedule.Bin{Rate: int16(ri), Weight: int16(wi)}, err1 == nil && err2 == nil
+	return schedule.Bin{Rate: int16(ri), Weight: int16(wi), Signalled: signalled}, err1 == nil && err2 == nil
 }
 
 // fastRate stands for the rate of a page that changes faster than any
@@ -68,8 +75,27 @@ const fastRate = 1e3
 // freshness. It is a function of the row alone, so the plan counters can
 // follow it.
 func (c Config) PlanRate(p *store.Page) float64 {
+	if c.signalled(p) {
+		return p.Rate // every pull finds a change: no censoring
+	}
 	return rateOf(p, censoringOf(p), c.planFast())
 }
+
+// signals reports whether page p of host h is a signalled page at now:
+// the host's sitemaps have earned trust, and one of them listed the page
+// with a lastmod at a read within the probe interval (a page a sitemap
+// leaves out, or no longer lists, is never claimed, and planned only for
+// probes it would be forgotten).
+func (m *Module) signals(h *Host, p *store.Page, now time.Time) bool {
+	if !m.acts || m.cfg.NoSignals || p.Kind != store.KindPage || m.planner == nil || !Trusted(m.sitemapAgreement(m.changeOf(h))) {
+		return false
+	}
+	lm, read, err := m.store.LastMod(p.URL)
+	return err == nil && !lm.IsZero() && now.Sub(read).Seconds() < m.planner.SignalInterval()
+}
+
+// signalled reports whether the plan treats p as a signalled page.
+func (c Config) signalled(p *store.Page) bool { return p.Signalled && c.acts() && !c.NoSignals }
 
 // planFast reports whether the plan gives up pages that change at every
 // visit: under the objectives whose optimum gives pages up, and under
@@ -97,7 +123,9 @@ func rateOf(p *store.Page, cs censoring, fast bool) float64 {
 // PlanBin is page p's bin in the plan's histogram: the plan counter
 // (PlanCounter) that counts it while it is held.
 func (c Config) PlanBin(p *store.Page) schedule.Bin {
-	return schedule.BinOf(c.PlanRate(p), p.Weight)
+	b := schedule.BinOf(c.PlanRate(p), p.Weight)
+	b.Signalled = c.signalled(p)
+	return b
 }
 
 // censoring is what a page's change summary says about how far its
@@ -215,6 +243,9 @@ func (m *Module) planCounts() (map[schedule.Bin]int64, error) {
 	if m.planFast {
 		basis = planFastBasis
 	}
+	if m.cfg.acts() && !m.cfg.NoSignals {
+		basis += "+signals" // PlanBin counts signalled pages apart
+	}
 	was, _, err := m.store.Setting(planBasisSetting)
 	if err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
@@ -289,6 +320,9 @@ func (m *Module) StagePlan(txn *store.Txn, h *Host, prev *store.Page, wasHeld bo
 // fetched, so that much is given to the others.
 func (m *Module) plan(p *store.Page) float64 {
 	m.syncPlanner()
+	if m.cfg.signalled(p) && !m.planner.Blind() {
+		return m.planner.SignalInterval()
+	}
 	cs := censoringOf(p)
 	iv := m.planner.Interval(rateOf(p, cs, m.planFast), p.Weight)
 	if m.planFast && cs.allChanged >= 2 && !cs.short && !cs.fast() {

@@ -116,13 +116,19 @@ func (u uniform) Retry(*store.Page) time.Duration { return u.m.Uniform() }
 type planned struct{ m *Module }
 
 func (pl planned) Next(h *Host, p *store.Page, prevHeld, _ bool, now time.Time) {
+	p.Signalled = pl.m.signals(h, p, now)
 	iv := pl.m.plan(p)
-	old := 0.0
+	old, load := 0.0, 1/iv
 	if prevHeld && p.Interval > 0 {
 		old = 1 / p.Interval
 	}
-	pl.m.noteLoad(h, old, 1/iv)
-	p.Interval = iv
+	if pl.m.cfg.signalled(p) {
+		// Its probes, and the pulls its signals will bring: the row's
+		// interval is the mean one, as its host's load counts it.
+		load += pl.m.planner.SignalRate(p.Rate, p.Weight)
+	}
+	pl.m.noteLoad(h, old, load)
+	p.Interval = 1 / load
 	next := pl.m.stretch(h, iv)
 	if d := pl.m.discoveryInterval(p); d > 0 {
 		next = min(next, d)

@@ -30,9 +30,15 @@ type Share struct {
 	Held, Queued int64
 	Excess       float64 // planned frequency its hosts at capacity cannot take, per second
 	// Bins is the plan's histogram: [rate bin, weight bin, pages] (see
-	// schedule.Bin); empty under the policies that plan nothing.
+	// schedule.Bin), the weight bin of signalled pages moved up by
+	// signalledBin; empty under the policies that plan nothing.
 	Bins [][3]int64
 }
+
+// signalledBin is added to the weight bin of a bin of signalled pages in
+// Share.Bins: above any int16, so that a share keeps the three numbers a
+// bin it has always had.
+const signalledBin = 1 << 16
 
 // Shared is the cluster's plan, as each partition applies it.
 type Shared struct {
@@ -49,7 +55,11 @@ func (m *Module) Share() Share {
 	sh := Share{Held: m.size.Held(), Queued: m.size.Queued(), Excess: m.excess()}
 	if m.planner != nil {
 		m.planner.Bins(func(b schedule.Bin, n float64) {
-			sh.Bins = append(sh.Bins, [3]int64{int64(b.Rate), int64(b.Weight), int64(math.Round(n))})
+			w := int64(b.Weight)
+			if b.Signalled {
+				w += signalledBin
+			}
+			sh.Bins = append(sh.Bins, [3]int64{int64(b.Rate), w, int64(math.Round(n))})
 		})
 	}
 	return sh
@@ -145,8 +155,12 @@ func shareLoads(cfg *Config, shares []Share, u time.Duration, budget float64) ([
 	for i, s := range shares {
 		parts[i], _ = cfg.newPlanner(maxRevisit)
 		for _, b := range s.Bins {
-			bin := schedule.Bin{Rate: int16(b[0]), Weight: int16(b[1])}
-			if int64(bin.Rate) != b[0] || int64(bin.Weight) != b[1] || b[2] < 0 {
+			w, signalled := b[1], b[1] >= signalledBin/2
+			if signalled {
+				w -= signalledBin
+			}
+			bin := schedule.Bin{Rate: int16(b[0]), Weight: int16(w), Signalled: signalled}
+			if int64(bin.Rate) != b[0] || int64(bin.Weight) != w || b[2] < 0 {
 				return nil, 0, fmt.Errorf("%w: bin %v", ErrShares, b)
 			}
 			parts[i].Add(bin, float64(b[2]))

@@ -18,7 +18,9 @@ import (
 // pages' visits a second at those intervals (brute force, a page at a
 // time) plus the discovery budget in proportion to its queue; the
 // budgets add up to the cluster's. Pages sit at their bins' centres, so
-// the histogram is exact.
+// the histogram is exact. A fifth of the pages are signalled (a trusted
+// sitemap's), whose load is their pulls and probes, under the policy
+// that acts on signals.
 func TestSharePlan(t *testing.T) {
 	const budget = 10.0
 	queued := []int64{500, 0, 1500}
@@ -28,7 +30,9 @@ func TestSharePlan(t *testing.T) {
 		for i := range 6000 {
 			rate := binCentre(schedule.BinOf(math.Pow(10, -6+3*rng.Float64()), 1).Rate)
 			w := binCentre(schedule.BinOf(1, math.Pow(2, -2+4*rng.Float64())).Weight)
-			pages[i%3] = append(pages[i%3], comparedPage(t, rate, w))
+			p := comparedPage(t, rate, w)
+			p.Signalled = i%5 == 0
+			pages[i%3] = append(pages[i%3], p)
 		}
 		whole := cfg
 		whole.Budget = budget
@@ -40,8 +44,10 @@ func TestSharePlan(t *testing.T) {
 			pc.Budget = budget / 3
 			parts[k] = openTest(t, pc, fixedSize{held: int64(len(pages[k])), queued: queued[k]})
 			for _, p := range pages[k] {
-				parts[k].planner.Add(schedule.BinOf(p.Rate, p.Weight), 1)
-				one.planner.Add(schedule.BinOf(p.Rate, p.Weight), 1)
+				bin := schedule.BinOf(p.Rate, p.Weight)
+				bin.Signalled = cfg.signalled(&p)
+				parts[k].planner.Add(bin, 1)
+				one.planner.Add(bin, 1)
 			}
 			shares[k] = parts[k].Share()
 		}
@@ -61,6 +67,10 @@ func TestSharePlan(t *testing.T) {
 				got, want := m.plan(&p), one.plan(&p)
 				if math.Abs(got-want) > 1e-9*want {
 					t.Fatalf("%s %s: partition %d plans a page of rate %g every %gs, one crawl every %gs", cfg.Policy, cfg.Objective, k, p.Rate, got, want)
+				}
+				if cfg.signalled(&p) {
+					load += m.planner.SignalRate(p.Rate, p.Weight) + 1/want
+					continue
 				}
 				load += 1 / want
 			}

@@ -90,12 +90,27 @@ type Planner struct {
 	dirty   bool
 	solves  int
 	scratch []binCount
+	// blind says the signalled pages get the other pages' visits too:
+	// the budget is more than every page can ask for with the signalled
+	// ones fetched only on their changes (Blind).
+	blind bool
 }
 
-// Bin identifies a histogram cell: a rate and a weight octave fraction.
+// Bin identifies a histogram cell: a rate and a weight octave fraction,
+// and whether its pages are signalled: their site says when they change
+// (a trusted sitemap), so they are fetched on those signals where a fetch
+// pays (SignalRate) and otherwise only probed, every SignalProbe longest
+// intervals, to check that the signals still come.
 type Bin struct {
 	Rate, Weight int16
+	Signalled    bool
 }
+
+// SignalProbe is the probe interval of a signalled page, in longest
+// intervals (MaxInterval): a sitemap's trust is judged on the changes it
+// claims, and one that stops claiming them is caught only by visits it did
+// not ask for.
+const SignalProbe = 4
 
 // binsPerOctave is the histogram's resolution: a rate is represented by
 // its bin's geometric centre, at most 2^(1/128) − 1 ≈ 0.54 % away. With
@@ -239,6 +254,9 @@ func (p *Planner) Bins(fn func(b Bin, count float64)) {
 }
 
 func less(a, b Bin) bool {
+	if a.Signalled != b.Signalled {
+		return !a.Signalled
+	}
 	if a.Rate != b.Rate {
 		return a.Rate < b.Rate
 	}
@@ -402,8 +420,65 @@ func (p *Planner) freq(rate, w, x float64) float64 {
 	}
 }
 
+// SignalRate is the fetches per second a signalled page of the given rate
+// and weight asks for at the maintained parameter: its changes, if a fetch
+// on a change pays at the rule's multiplier, else none (see signalRate).
+func (p *Planner) SignalRate(rate, weight float64) float64 {
+	p.mu.Lock()
+	x := p.param()
+	p.mu.Unlock()
+	return p.signalRate(rate, weightOr1(weight), x)
+}
+
+// SignalInterval is a signalled page's probe interval, in seconds.
+func (p *Planner) SignalInterval() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return SignalProbe * p.cfg.MaxInterval
+}
+
+// Blind reports whether signalled pages are planned for visits as the
+// other pages are, besides those on their signals: the budget is more
+// than all pages can take with the signalled ones fetched only on their
+// changes, and what a visit buys is then small, but an idle fetch slot
+// buys nothing (on the PEPs' history, every page of which its sitemap
+// signals, 37 % of the budget went out without it).
+func (p *Planner) Blind() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.param()
+	return p.blind
+}
+
+// signalRate is the rate of fetches a signalled page asks for at
+// parameter x. Fetched as soon as it changes, a page stays fresh for the
+// Exp(λ) time to its next change, 1/λ on average, for one fetch: worth it
+// under Freshness where w/λ ≥ μ = 1/x, and under Cost where w/λ ≥ the crawl
+// cost. Under Age every change is fetched (a stale copy ages without
+// bound), under Harmonic a change with probability min(1, wx/λ) (the
+// optimum of −w·ln p against the price λp/x: Kolobov et al.'s signalled
+// pages). The baselines act on no signal.
+func (p *Planner) signalRate(rate, w, x float64) float64 {
+	switch p.cfg.Rule {
+	case Freshness:
+		if rate <= w*x {
+			return rate
+		}
+	case Cost:
+		if rate*p.cfg.CrawlCost <= w {
+			return rate
+		}
+	case Age:
+		return rate
+	case Harmonic:
+		return min(rate, w*x)
+	}
+	return 0
+}
+
 type binCount struct {
 	rate, weight, count float64
+	signalled           bool
 }
 
 // solve finds x with Σ count·(1/interval) = budget over the histogram. The
@@ -428,7 +503,12 @@ func (p *Planner) solve() {
 	if !(x > 0) || x == math.SmallestNonzeroFloat64 {
 		x = p.start()
 	}
+	p.blind = false
 	lo, hi, flo, fhi := p.bracket(x)
+	if fhi < 0 && p.signalled() {
+		p.blind = true
+		lo, hi, flo, fhi = p.bracket(x)
+	}
 	if fhi < 0 { // the budget exceeds every page at MinInterval
 		p.x = hi
 		return
@@ -440,7 +520,7 @@ func (p *Planner) solve() {
 func (p *Planner) fill() {
 	bc := p.scratch[:0]
 	for b, n := range p.bins {
-		bc = append(bc, binCount{centre(b.Rate), centre(b.Weight), n})
+		bc = append(bc, binCount{centre(b.Rate), centre(b.Weight), n, b.Signalled})
 	}
 	p.scratch = bc
 }
@@ -449,10 +529,29 @@ func (p *Planner) fill() {
 // scratch) at parameter x: the visits per second the pages would ask for.
 func (p *Planner) load(x float64) float64 {
 	s := 0.0
+	probe := 1 / (SignalProbe * p.cfg.MaxInterval)
 	for _, c := range p.scratch {
+		switch {
+		case c.signalled && p.blind:
+			s += c.count * p.signalRate(c.rate, c.weight, x)
+		case c.signalled:
+			s += c.count * (p.signalRate(c.rate, c.weight, x) + probe)
+			continue
+		}
 		s += c.count / bound(p.freq(c.rate, c.weight, x), p.cfg.MinInterval, p.cfg.MaxInterval)
 	}
 	return s
+}
+
+// signalled reports whether the histogram (as fill left it in scratch)
+// holds signalled pages.
+func (p *Planner) signalled() bool {
+	for _, c := range p.scratch {
+		if c.signalled && c.count > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // bracket grows [lo, hi] from x by factors of 4 until the load minus the

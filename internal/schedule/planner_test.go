@@ -377,3 +377,57 @@ func TestPlannerPin(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerSignalled checks a signalled bin's load: its pages' changes
+// where a fetch on a change pays at the multiplier (w/λ ≥ μ under
+// Freshness), plus a probe every SignalProbe longest intervals; and that
+// the budget its pages do not ask for goes to the others.
+func TestPlannerSignalled(t *testing.T) {
+	const maxI = 1e6
+	p, err := NewPlanner(PlannerConfig{Rule: Freshness, MaxInterval: maxI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, fast := BinOf(1e-5, 1), BinOf(1e-2, 1)
+	p.Add(slow, 100)
+	p.Add(fast, 100)
+	p.SetBudget(0.5)
+	before := p.Interval(1e-5, 1)
+	sSlow, sFast := slow, fast
+	sSlow.Signalled, sFast.Signalled = true, true
+	p.Add(sSlow, 100)
+	p.Add(sFast, 100)
+	x := p.Param()
+	probe := 1 / (SignalProbe * maxI)
+	want := 100*(centre(slow.Rate)+probe) + 100*probe // the fast ones change faster than a fetch pays (1/λ < μ)
+	if 1/centre(fast.Rate) >= 1/x || 1/centre(slow.Rate) < 1/x {
+		t.Fatalf("μ = %g between the rates' 1/λ %g and %g expected", 1/x, 1/centre(fast.Rate), 1/centre(slow.Rate))
+	}
+	got := p.Load(x) - 100/p.Interval(centre(slow.Rate), centre(slow.Weight)) - 100/p.Interval(centre(fast.Rate), centre(fast.Weight))
+	if math.Abs(got-want) > 1e-9*want {
+		t.Errorf("signalled load %g, want %g", got, want)
+	}
+	if after := p.Interval(1e-5, 1); !(after > before) {
+		t.Errorf("unsignalled slow page every %gs with the signalled pages in, %gs without: the budget they take must come from it", after, before)
+	}
+	if p.SignalInterval() != SignalProbe*maxI {
+		t.Errorf("probe interval %g", p.SignalInterval())
+	}
+	if p.Blind() {
+		t.Error("blind visits for signalled pages while the budget binds")
+	}
+
+	// Only signalled pages, and a budget above all their changes: they
+	// get the other pages' visits as well, and the budget is spent.
+	q, err := NewPlanner(PlannerConfig{Rule: Freshness, MaxInterval: maxI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Add(sSlow, 100)
+	q.Add(sFast, 100)
+	budget := 2 * 100 * (centre(slow.Rate) + centre(fast.Rate))
+	q.SetBudget(budget)
+	if got := q.Load(q.Param()); !q.Blind() || math.Abs(got-budget) > 1e-4*budget {
+		t.Errorf("signalled pages alone, budget %g above their changes: blind %v, load %g", budget, q.Blind(), got)
+	}
+}

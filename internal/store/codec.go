@@ -11,9 +11,10 @@ import (
 // newer binary's rows are never silently misread by an older one.
 const (
 	// pageVersion 3 added Change, Rate and Checked, version 4 Interval and
-	// Modified, version 5 Weight, version 6 Found and Exposure; rows of
-	// versions 2 to 5 still decode.
-	pageVersion = 6
+	// Modified, version 5 Weight, version 6 Found and Exposure, version 7
+	// Signalled (a bit of the held byte); rows of versions 2 to 6 still
+	// decode.
+	pageVersion = 7
 	// visitVersion 2 added Modified; rows of version 1 still decode.
 	visitVersion = 2
 )
@@ -169,12 +170,15 @@ func encodePage(p *Page) []byte {
 	b = appendString(b, p.WARCFile)
 	b = binary.AppendVarint(b, p.WARCOffset)
 	b = append(b, p.Kind)
-	held := byte(0) // 1: held, 2: evicted
+	held := byte(0) // 1: held, 2: evicted; 4: signalled
 	switch {
 	case p.Held:
 		held = 1
 	case p.Evicted:
 		held = 2
+	}
+	if p.Signalled {
+		held |= 4
 	}
 	b = append(b, held)
 	b = appendTime(b, p.NextDue)
@@ -211,7 +215,8 @@ func decodePage(b []byte) (Page, error) {
 	p.WARCFile = d.string()
 	p.WARCOffset = d.varint()
 	p.Kind = d.byte()
-	switch d.byte() {
+	held := d.byte()
+	switch held &^ 4 {
 	case 0:
 	case 1:
 		p.Held = true
@@ -220,6 +225,7 @@ func decodePage(b []byte) (Page, error) {
 	default:
 		d.fail()
 	}
+	p.Signalled = held&4 != 0
 	p.NextDue = d.time()
 	p.PayloadDigest = d.string()
 	p.RecordID = d.string()

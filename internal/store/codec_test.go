@@ -37,6 +37,8 @@ func TestPageRoundTrip(t *testing.T) {
 		{"kind alone", Page{Kind: 7}},
 		{"held alone", Page{Held: true}},
 		{"evicted", Page{URL: "http://e.test/", Evicted: true, Status: 200}},
+		{"signalled", Page{URL: "http://s.test/", Held: true, Signalled: true}},
+		{"evicted, signalled", Page{URL: "http://t.test/", Evicted: true, Signalled: true}},
 		{"next due alone", Page{NextDue: time.Unix(0, 0).UTC()}},
 		{"payload digest alone", Page{PayloadDigest: "d"}},
 		{"record id alone", Page{RecordID: "r"}},

@@ -46,6 +46,10 @@ type Page struct {
 	// Evicted reports a page that left a full collection for a more
 	// important one; it may be taken back. Never set with Held.
 	Evicted bool
+	// Signalled reports a page the refresh plan treats as signalled: its
+	// site's sitemap has proven it tells when the page changes, so the
+	// plan revisits it on those signals rather than on a schedule.
+	Signalled bool
 	// NextDue is when the page is next to be revisited; zero if it is not
 	// scheduled. It mirrors the page's entry in the due index.
 	NextDue time.Time
@@ -82,6 +86,12 @@ type Page struct {
 	// discovery value to the refresh plan.
 	Found, Exposure float64
 }
+
+// StatusUnchanged is the Status of a Visit that was no fetch: a trusted
+// sitemap read at its Time still dated the page before its last check,
+// so the page was unchanged until then (the refresh module's
+// ObserveUnchanged), which the estimators fold as a 304 would be.
+const StatusUnchanged = 1
 
 // Visit is one fetch of a page as the change-rate estimators see it.
 type Visit struct {
