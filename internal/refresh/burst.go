@@ -250,7 +250,7 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 	var trial []store.Page // the claims a trial may pull
 	mu := m.multiplier()
 	gap := max(h.Delay, time.Millisecond)
-	offset, claimed := gap, 0
+	offset, claimed, pulls := gap, 0, 0
 	for _, s := range signals {
 		mod, ok := m.serverTime(a, s.LastMod, now)
 		if !ok {
@@ -279,28 +279,46 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 			}
 			continue
 		}
-		w := p.Weight
-		if !(w > 0) {
-			w = 1
-		}
-		if !worthPulling(w, p.Rate, p.NextDue, at, mu) || rows != nil && rows.Skip(s.URL) {
+		if !worthPulling(weightOf(&p), p.Rate, p.NextDue, at, mu) || rows != nil && rows.Skip(s.URL) {
 			continue
 		}
-		if read := m.unclaimedAt(a, s.URL, p.Checked, now); !read.IsZero() {
-			prev := p
-			if v := m.ObserveUnchanged(h, &p, read); v != nil {
-				m.StagePlan(txn, h, &prev, true, &p) // its rate, so its bin, moved
-				if err := txn.PutPage(p, v); err != nil {
-					return claimed, err
-				}
-			}
-		}
-		if err := pull(txn, h.Name, &p, rows); err != nil {
+		if err := m.pullClaim(txn, h, a, &p, now, rows); err != nil {
 			return claimed, err
+		}
+		if p.Signalled {
+			pulls++
 		}
 		offset += gap
 	}
+	if trusted {
+		m.noteSignals(pulls, since, now)
+		h.pulls, h.pulling = int(offset/gap)-1, now.Add(m.Uniform())
+	}
 	return claimed, pullTrials(txn, h.Name, trial, trials, now, rows)
+}
+
+// pullClaim pulls p on its trusted sitemap's claim, read at now with
+// answer a, first folding into its estimate the span to the read before
+// that found it unchanged (unclaimedAt).
+func (m *Module) pullClaim(txn *store.Txn, h *Host, a Answer, p *store.Page, now time.Time, rows Rows) error {
+	if read := m.unclaimedAt(a, p.URL, p.Checked, now); !read.IsZero() {
+		prev := *p
+		if v := m.ObserveUnchanged(h, p, read); v != nil {
+			m.StagePlan(txn, h, &prev, true, p) // its rate, so its bin, moved
+			if err := txn.PutPage(*p, v); err != nil {
+				return err
+			}
+		}
+	}
+	return pull(txn, h.Name, p, rows)
+}
+
+// weightOf is p's weight, 1 if it has none.
+func weightOf(p *store.Page) float64 {
+	if p.Weight > 0 {
+		return p.Weight
+	}
+	return 1
 }
 
 // pullTrials pulls n of the claims of a sitemap on trial, those of the

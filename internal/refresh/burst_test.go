@@ -352,7 +352,7 @@ func TestSignalledPlan(t *testing.T) {
 			m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
 		}
 		m.Revisit(h, &p, true, &store.Visit{}, false, now)
-		probe := m.planner.SignalInterval()
+		probe := m.planner.SignalInterval(p.Rate, p.Weight)
 		due := p.NextDue.Sub(now).Seconds()
 		mean := 1 / (1/probe + m.planner.SignalRate(p.Rate, p.Weight))
 		if p.Signalled != c.signalled || c.signalled != (math.Abs(due-probe) < 1e-6) || c.signalled && math.Abs(p.Interval-mean) > 1e-9*mean {
@@ -392,7 +392,7 @@ func TestSampledTrustedSitemap(t *testing.T) {
 // sitemap's news reads a trusted sitemap ahead of the host's revisits:
 // under the optimal policy DueSitemap returns the due sitemap, under
 // uniform and the round robin nothing (the sitemap waits its turn in the
-// due index).
+// due index); and none while the pulls of its last read are being made.
 func TestDueSitemapPlannedOnly(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	for _, tt := range []struct {
@@ -411,6 +411,15 @@ func TestDueSitemapPlannedOnly(t *testing.T) {
 		h := &Host{Name: "h.test"}
 		m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
 		h.NoteSitemap(sm.URL, sm.NextDue)
+		h.pulls, h.pulling = 2, now.Add(time.Minute) // the last read's pulls not all made
+		for i := range 3 {
+			if _, ok, err := m.DueSitemap(h, now); err != nil || ok && i < 2 || !ok && i == 2 && tt.want {
+				t.Errorf("%s: DueSitemap = %v, %v after %d of the last read's 2 pulls; want %v", tt.policy, ok, err, i, i == 2 && tt.want)
+			}
+			h.sitemapTurn = false
+			h.NoteService(time.Millisecond)
+		}
+		h.pulls, h.pulling = 2, now // pulls not made for too long: read anyway
 		if p, ok, err := m.DueSitemap(h, now); err != nil || ok != tt.want || ok && p.URL != sm.URL {
 			t.Errorf("%s: DueSitemap = %q, %v, %v; want %v", tt.policy, p.URL, ok, err, tt.want)
 		}

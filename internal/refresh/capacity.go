@@ -32,6 +32,7 @@ func (h *Host) scale() float64 {
 
 // NoteService folds a response time of the host into its moving average.
 func (h *Host) NoteService(d time.Duration) {
+	h.pulls = max(h.pulls-1, 0) // a response: one of the last read's pulls, or a turn they let pass
 	if h.service == 0 {
 		h.service = d.Seconds()
 		return
@@ -63,16 +64,17 @@ func (m *Module) excess() float64 { return math.Float64frombits(m.excessBits.Loa
 
 // planBudget is what the planner divides: the revisit budget plus what the
 // hosts at capacity cannot take, which the others can, but at most as much
-// again. The excess is a feedback: the more the planner divides, the more
-// the saturated hosts are planned beyond their capacity, and the more
-// excess there is. While the hosts not at capacity can take it, the loop
-// settles; once the budget is more than all hosts together can take it
-// diverges, every interval falling to the shortest (on simweb's demo, 50
-// hosts whose delays and response times let them take about the budget,
-// a revisit budget of the whole budget planned every page every
-// millisecond, and the plan was lost). Bounded, a crawl held back by
-// politeness keeps a plan that ranks its pages.
+// again, less the trusted sitemaps' reads (up to half of it). The excess
+// is a feedback: the more the planner divides, the more the saturated
+// hosts are planned beyond their capacity, and the more excess there is.
+// While the hosts not at capacity can take it, the loop settles; once the
+// budget is more than all hosts together can take it diverges, every
+// interval falling to the shortest (on simweb's demo, 50 hosts whose
+// delays and response times let them take about the budget, a revisit
+// budget of the whole budget planned every page every millisecond, and
+// the plan was lost). Bounded, a crawl held back by politeness keeps a
+// plan that ranks its pages.
 func (m *Module) planBudget() float64 {
 	r := m.revisitBudget()
-	return r + min(m.excess(), r)
+	return r + min(m.excess(), r) - min(m.signalReads(), r/2)
 }

@@ -78,6 +78,12 @@ type Host struct {
 	// that the host's last due turn went to one (DueSitemap).
 	sitemaps    map[string]time.Time
 	sitemapTurn bool
+	// pulls counts the pulls of the host's last trusted sitemap read
+	// (Signalled) that its responses since (NoteService) have not
+	// matched: until they have, or until pulling, a read of its sitemap
+	// finds the same claims.
+	pulls   int
+	pulling time.Time
 }
 
 // NoteSitemap records that the host's sitemap u is due at due (zero: not
@@ -108,11 +114,16 @@ func (h *Host) NoteSitemap(u string, due time.Time) {
 // start of a crawl) took every other due turn, at its discovery interval
 // priced as if the revisits had the whole budget. A sitemap takes at
 // most every other due turn of its host, so that it never starves the
-// revisits. Under a policy whose plan does not act on a sitemap's news
-// (Signalled pulls nothing there: uniform, the adaptive baselines, the
-// round robin) a sitemap is read in its turn, as any other URL.
+// revisits, and none while the pulls of its last trusted read are being
+// made (Host.pulls; for at most a uniform interval): a read then finds
+// the same claims, and on the PEPs' replay, its pages planned as
+// signalled ones, sitemaps read at every other turn took half the
+// fetches and slowed the recoveries from mass edits. Under a policy whose plan does not
+// act on a sitemap's news (Signalled pulls nothing there: uniform, the
+// adaptive baselines, the round robin) a sitemap is read in its turn, as
+// any other URL.
 func (m *Module) DueSitemap(h *Host, now time.Time) (store.Page, bool, error) {
-	if len(h.sitemaps) == 0 || m.planner == nil || !m.acts || !Trusted(m.sitemapAgreement(m.changeOf(h))) || h.sitemapTurn {
+	if len(h.sitemaps) == 0 || m.planner == nil || !m.acts || !Trusted(m.sitemapAgreement(m.changeOf(h))) || h.sitemapTurn || h.pulls > 0 && now.Before(h.pulling) {
 		h.sitemapTurn = false
 		return store.Page{}, false, nil
 	}

@@ -91,7 +91,7 @@ func (m *Module) signals(h *Host, p *store.Page, now time.Time) bool {
 		return false
 	}
 	lm, read, err := m.store.LastMod(p.URL)
-	return err == nil && !lm.IsZero() && now.Sub(read).Seconds() < m.planner.SignalInterval()
+	return err == nil && !lm.IsZero() && now.Sub(read).Seconds() < schedule.SignalProbe*m.maxRevisit().Seconds()
 }
 
 // signalled reports whether the plan treats p as a signalled page.
@@ -320,8 +320,8 @@ func (m *Module) StagePlan(txn *store.Txn, h *Host, prev *store.Page, wasHeld bo
 // fetched, so that much is given to the others.
 func (m *Module) plan(p *store.Page) float64 {
 	m.syncPlanner()
-	if m.cfg.signalled(p) && !m.planner.Blind() {
-		return m.planner.SignalInterval()
+	if m.cfg.signalled(p) {
+		return m.planner.SignalInterval(p.Rate, p.Weight)
 	}
 	cs := censoringOf(p)
 	iv := m.planner.Interval(rateOf(p, cs, m.planFast), p.Weight)

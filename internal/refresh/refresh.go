@@ -260,6 +260,8 @@ type Module struct {
 	// shareMu orders its changes with the planner's pin.
 	shared  atomic.Pointer[Shared]
 	shareMu sync.Mutex
+	// yield is what the crawl has seen of its signals (signals.go).
+	yield signalYield
 }
 
 // Open returns the module of the crawl whose state is s, its plan built

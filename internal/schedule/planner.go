@@ -90,26 +90,21 @@ type Planner struct {
 	dirty   bool
 	solves  int
 	scratch []binCount
-	// blind says the signalled pages get the other pages' visits too:
-	// the budget is more than every page can ask for with the signalled
-	// ones fetched only on their changes (Blind).
-	blind bool
+	// yield is the share of the pulls planned that are made, gap the
+	// interval between a site's signals (SetSignals).
+	yield, gap float64
 }
 
 // Bin identifies a histogram cell: a rate and a weight octave fraction,
 // and whether its pages are signalled: their site says when they change
-// (a trusted sitemap), so they are fetched on those signals where a fetch
-// pays (SignalRate) and otherwise only probed, every SignalProbe longest
-// intervals, to check that the signals still come.
+// (a trusted sitemap), and they are fetched on those signals (SignalRate).
 type Bin struct {
 	Rate, Weight int16
 	Signalled    bool
 }
 
-// SignalProbe is the probe interval of a signalled page, in longest
-// intervals (MaxInterval): a sitemap's trust is judged on the changes it
-// claims, and one that stops claiming them is caught only by visits it did
-// not ask for.
+// SignalProbe is the longest interval of a signalled page, in longest
+// intervals (MaxInterval): a sitemap that stops signalling is caught so.
 const SignalProbe = 4
 
 // binsPerOctave is the histogram's resolution: a rate is represented by
@@ -153,7 +148,7 @@ func NewPlanner(cfg PlannerConfig) (*Planner, error) {
 	if cfg.MinInterval > cfg.MaxInterval {
 		return nil, fmt.Errorf("%w: min interval %g > max interval %g", ErrPlanner, cfg.MinInterval, cfg.MaxInterval)
 	}
-	return &Planner{cfg: cfg, bins: map[Bin]float64{}, dirty: true}, nil
+	return &Planner{cfg: cfg, bins: map[Bin]float64{}, dirty: true, yield: 1}, nil
 }
 
 // Config returns the planner's configuration, defaults filled in.
@@ -420,34 +415,73 @@ func (p *Planner) freq(rate, w, x float64) float64 {
 	}
 }
 
-// SignalRate is the fetches per second a signalled page of the given rate
-// and weight asks for at the maintained parameter: its changes, if a fetch
-// on a change pays at the rule's multiplier, else none (see signalRate).
+// SignalRate is the pulls per second a signalled page of the given rate
+// and weight is planned for at the maintained parameter (signalRate),
+// times the share of the pulls planned that are made (SetSignals).
 func (p *Planner) SignalRate(rate, weight float64) float64 {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.yield * p.signalRate(rate, weightOr1(weight), p.param())
+}
+
+// Pulls is the pulls per second the plan counts on at the maintained
+// parameter, before the yield: Σ signalRate over the signalled pages.
+func (p *Planner) Pulls() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	x := p.param()
+	p.fill()
+	s := 0.0
+	for _, c := range p.scratch {
+		if c.signalled {
+			s += c.count * p.signalRate(c.rate, c.weight, x)
+		}
+	}
+	return s
+}
+
+// SignalInterval is a signalled page's interval between visits made
+// without a signal, in seconds: down to the signal interval where such a
+// visit pays (see blind), at most the probe interval, SignalProbe longest
+// intervals.
+func (p *Planner) SignalInterval(rate, weight float64) float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	x := p.param()
+	return bound(p.blind(rate, weightOr1(weight), x), max(p.cfg.MinInterval, p.gap), SignalProbe*p.cfg.MaxInterval)
+}
+
+// SetSignals sets the share of the pulls planned that are made, in (0, 1]
+// (a site changing in bursts signals several changes of a page as one),
+// and the mean interval in seconds between a site's signals, 0 if unknown.
+func (p *Planner) SetSignals(yield, gap float64) {
+	if !(yield > 0) || yield > 1 {
+		yield = 1
+	}
+	if !(gap > 0) || math.IsInf(gap, 1) {
+		gap = 0
+	}
+	p.mu.Lock()
+	p.dirty = p.dirty || yield != p.yield || gap != p.gap
+	p.yield, p.gap = yield, gap
 	p.mu.Unlock()
-	return p.signalRate(rate, weightOr1(weight), x)
 }
 
-// SignalInterval is a signalled page's probe interval, in seconds.
-func (p *Planner) SignalInterval() float64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return SignalProbe * p.cfg.MaxInterval
-}
-
-// Blind reports whether signalled pages are planned for visits as the
-// other pages are, besides those on their signals: the budget is more
-// than all pages can take with the signalled ones fetched only on their
-// changes, and what a visit buys is then small, but an idle fetch slot
-// buys nothing (on the PEPs' history, every page of which its sitemap
-// signals, 37 % of the budget went out without it).
-func (p *Planner) Blind() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.param()
-	return p.blind
+// blind is the frequency of a signalled page's visits without a signal at
+// parameter x, under Freshness, for a page whose pulls pay. A change waits
+// for the next signal, g/2 on average for a signal interval g; a visit at
+// v after a signal ends the wait of a change before it g − v early, worth
+// v₁ = w·λ·g²/6 a visit (at most w/λ) at any frequency up to 1/g. So the
+// optimum is 1/g where v₁ > μ, none where v₁ < μ, anything between at v₁ =
+// μ: the frequency rises from 0 to 1/g as v₁ goes from μ to 2μ, so that
+// the budget of a bin at the jump is spent.
+func (p *Planner) blind(rate, w, x float64) float64 {
+	g := p.gap
+	if p.cfg.Rule != Freshness || !(g > 0) || p.signalRate(rate, w, x) == 0 {
+		return 0
+	}
+	worth := w * min(rate*g*g/6, 1/rate) * x // v₁/μ
+	return min(max(worth-1, 0), 1) / g
 }
 
 // signalRate is the rate of fetches a signalled page asks for at
@@ -503,12 +537,7 @@ func (p *Planner) solve() {
 	if !(x > 0) || x == math.SmallestNonzeroFloat64 {
 		x = p.start()
 	}
-	p.blind = false
 	lo, hi, flo, fhi := p.bracket(x)
-	if fhi < 0 && p.signalled() {
-		p.blind = true
-		lo, hi, flo, fhi = p.bracket(x)
-	}
 	if fhi < 0 { // the budget exceeds every page at MinInterval
 		p.x = hi
 		return
@@ -531,11 +560,9 @@ func (p *Planner) load(x float64) float64 {
 	s := 0.0
 	probe := 1 / (SignalProbe * p.cfg.MaxInterval)
 	for _, c := range p.scratch {
-		switch {
-		case c.signalled && p.blind:
-			s += c.count * p.signalRate(c.rate, c.weight, x)
-		case c.signalled:
-			s += c.count * (p.signalRate(c.rate, c.weight, x) + probe)
+		if c.signalled {
+			visits := max(p.blind(c.rate, c.weight, x), probe)
+			s += c.count * (p.yield*p.signalRate(c.rate, c.weight, x) + visits)
 			continue
 		}
 		s += c.count / bound(p.freq(c.rate, c.weight, x), p.cfg.MinInterval, p.cfg.MaxInterval)
@@ -543,20 +570,9 @@ func (p *Planner) load(x float64) float64 {
 	return s
 }
 
-// signalled reports whether the histogram (as fill left it in scratch)
-// holds signalled pages.
-func (p *Planner) signalled() bool {
-	for _, c := range p.scratch {
-		if c.signalled && c.count > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // bracket grows [lo, hi] from x by factors of 4 until the load minus the
 // budget changes sign across it, and returns it with that excess load at
-// both ends. fhi < 0 says no x is enough.
+// both ends. fhi < 0 says no x is enough (hi: where the load stops growing).
 func (p *Planner) bracket(x float64) (lo, hi, flo, fhi float64) {
 	B := p.budget
 	lo, hi = x, x
@@ -571,9 +587,12 @@ func (p *Planner) bracket(x float64) (lo, hi, flo, fhi float64) {
 		}
 		return lo, hi, flo, fhi
 	}
+	fhi = flo
 	for range 200 {
+		was := fhi
 		hi *= 4
-		if fhi = p.load(hi) - B; fhi >= 0 {
+		// Saturated: a later, smaller budget is bracketed from here.
+		if fhi = p.load(hi) - B; fhi >= 0 || fhi == was {
 			break
 		}
 	}
