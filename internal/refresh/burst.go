@@ -251,7 +251,9 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 	mu := m.multiplier()
 	gap := max(h.Delay, time.Millisecond)
 	offset, claimed, pulls := gap, 0, 0
+	listed := make(map[string]struct{}, len(signals))
 	for _, s := range signals {
+		listed[s.URL] = struct{}{}
 		mod, ok := m.serverTime(a, s.LastMod, now)
 		if !ok {
 			continue
@@ -291,10 +293,63 @@ func (m *Module) Signalled(txn *store.Txn, h *Host, a Answer, signals []Signal, 
 		offset += gap
 	}
 	if trusted {
-		m.noteSignals(pulls, since, now)
-		h.pulls, h.pulling = int(offset/gap)-1, now.Add(m.Uniform())
+		if err := m.closeRead(txn, h, listed, pulls, int(offset/gap)-1, since, now, rows); err != nil {
+			return claimed, err
+		}
 	}
 	return claimed, pullTrials(txn, h.Name, trial, trials, now, rows)
+}
+
+// closeRead ends a read of host h's trusted sitemap at now (the one
+// before at since), which listed the URLs listed and made pulls pulls, of
+// which signalled were of signalled pages: it pulls the pages the sitemap
+// dropped (pullUnlisted), tells the plan what the read yielded
+// (noteSignals), and holds the next read back until the host's responses
+// have matched the pulls (DueSitemap).
+func (m *Module) closeRead(txn *store.Txn, h *Host, listed map[string]struct{}, signalled, pulls int, since, now time.Time, rows Rows) error {
+	if len(h.sitemaps) <= 1 {
+		n, err := m.pullUnlisted(txn, h, listed, rows)
+		if err != nil {
+			return err
+		}
+		pulls += n
+	}
+	m.noteSignals(signalled, since, now)
+	h.pulls, h.pulling = pulls, now.Add(m.Uniform())
+	return nil
+}
+
+// pullUnlisted pulls the held pages of host h that its trusted sitemap,
+// its only one, listed before and no longer lists (listed: the URLs it
+// lists now), unless fetched since: a page a sitemap drops is deleted or
+// moved, and the plan, counting on the sitemap's claims, would otherwise
+// hold its copy until its probe (on the Go website's history, 190 of 585
+// held pages were no longer listed). A host with several sitemaps is left
+// to its probes: a page one of them leaves out another may list. It
+// returns how many it pulled.
+func (m *Module) pullUnlisted(txn *store.Txn, h *Host, listed map[string]struct{}, rows Rows) (int, error) {
+	due, err := m.store.Due(h.Name, time.Unix(0, math.MaxInt64), maxPull)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range due {
+		if _, ok := listed[d.URL]; ok || rows != nil && rows.Skip(d.URL) {
+			continue
+		}
+		p, err := m.store.GetPage(d.URL)
+		if err != nil || !p.Held || p.Kind != store.KindPage || !p.NextDue.Equal(d.Due) || Pulled(&p) {
+			continue
+		}
+		if lm, read, err := m.store.LastMod(p.URL); err != nil || lm.IsZero() || p.LastFetch.After(read) {
+			continue // never listed, or fetched since it last was
+		}
+		if err := pull(txn, h.Name, &p, rows); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // pullClaim pulls p on its trusted sitemap's claim, read at now with

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -318,11 +319,72 @@ func TestSignalledUnchangedSpan(t *testing.T) {
 	}
 }
 
+// TestSignalledUnlisted checks that a page its host's one trusted sitemap
+// listed before and no longer lists is pulled, once: not one it still
+// lists, not one it never listed, not one fetched since its last listing,
+// and none on a host with two sitemaps.
+func TestSignalledUnlisted(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	read0, far := now.Add(-time.Hour), now.Add(1000*time.Hour)
+	for _, sitemaps := range []int{1, 2} {
+		m := plannedTest(t, Config{Budget: 10, Now: func() time.Time { return now }})
+		pages := map[string]time.Time{ // the page's last fetch; its last listing read0 unless zero below
+			"http://h.test/listed": read0.Add(-time.Hour), "http://h.test/dropped": read0.Add(-time.Hour),
+			"http://h.test/never": read0.Add(-time.Hour), "http://h.test/refetched": read0.Add(time.Minute),
+		}
+		txn := m.store.Begin()
+		for u, fetched := range pages {
+			p := store.Page{URL: u, Held: true, LastFetch: fetched, Checked: fetched, NextDue: far, Rate: 1e-7}
+			err := cmp.Or(txn.PutPage(p, nil), txn.Schedule("h.test", u, time.Time{}, far))
+			if err == nil && u != "http://h.test/never" {
+				err = txn.SetLastMod(u, read0.Add(-2*time.Hour), read0)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := txn.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		h := &Host{Name: "h.test", Delay: time.Second}
+		m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+		for i := range sitemaps {
+			h.NoteSitemap("http://h.test/sitemap"+strconv.Itoa(i)+".xml", far)
+		}
+		signals := []Signal{{"http://h.test/listed", read0.Add(-2 * time.Hour)}}
+		for read := range 2 { // the second read pulls nothing again
+			txn = m.store.Begin()
+			_, err := m.Signalled(txn, h, Answer{Status: 200}, signals, read0, now, nil)
+			if err := cmp.Or(err, txn.Commit()); err != nil {
+				t.Fatal(err)
+			}
+			for u := range pages {
+				p, err := m.store.GetPage(u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := u == "http://h.test/dropped" && sitemaps == 1
+				if Pulled(&p) != want {
+					t.Errorf("%d sitemaps, read %d: %s pulled %v, want %v", sitemaps, read, u, Pulled(&p), want)
+				}
+			}
+			wantPulls := 0
+			if sitemaps == 1 && read == 0 {
+				wantPulls = 1
+			}
+			if h.pulls != wantPulls {
+				t.Errorf("%d sitemaps, read %d: the host waits for %d pulls, want %d", sitemaps, read, h.pulls, wantPulls)
+			}
+		}
+	}
+}
+
 // TestSignalledPlan checks that a page of a host whose sitemaps are
 // trusted, listed by a recent read, is planned as signalled, for probes
-// only (its row's interval the mean one, with the pulls its signals will
-// bring), and that one the sitemap does not list, a host not trusted, or a
-// crawl without signals plans it as any page.
+// only while no signal interval is known (its row's interval the mean
+// one, with the pulls its signals will bring), and that one the sitemap
+// does not list, a host not trusted, or a crawl without signals plans it
+// as any page.
 func TestSignalledPlan(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	for _, c := range []struct {
