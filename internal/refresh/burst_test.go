@@ -277,11 +277,7 @@ func TestSignalledUnchangedSpan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := txn.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	h := &Host{Name: "h.test", Delay: time.Second}
-	m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+	h := commitTrusted(t, m, txn)
 	signals := []Signal{{quiet.URL, now.Add(-30 * time.Minute)}, {early.URL, now.Add(-30 * time.Minute)}}
 	txn = m.store.Begin()
 	_, err := m.Signalled(txn, h, Answer{Status: 200}, signals, read0, now, nil)
@@ -319,6 +315,18 @@ func TestSignalledUnchangedSpan(t *testing.T) {
 	}
 }
 
+// commitTrusted commits txn and returns host h.test of m, its sitemaps
+// trusted, with a delay of a second.
+func commitTrusted(t *testing.T, m *Module, txn *store.Txn) *Host {
+	t.Helper()
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	h := &Host{Name: "h.test", Delay: time.Second}
+	m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+	return h
+}
+
 // TestSignalledUnlisted checks that a page its host's one trusted sitemap
 // listed before and no longer lists is pulled, once: not one it still
 // lists, not one it never listed, not one fetched since its last listing,
@@ -343,11 +351,7 @@ func TestSignalledUnlisted(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := txn.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		h := &Host{Name: "h.test", Delay: time.Second}
-		m.changeOf(h).state.Sitemap = store.Agreement{Agree: trustAgree}
+		h := commitTrusted(t, m, txn)
 		for i := range sitemaps {
 			h.NoteSitemap("http://h.test/sitemap"+strconv.Itoa(i)+".xml", far)
 		}
