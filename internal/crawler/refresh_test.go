@@ -25,14 +25,20 @@ func refreshCrawl(t *testing.T, dir string, policy refresh.Name, rounds int) (ma
 	c := crawlUntil(t, cfg, int64(rounds*240), 30*time.Second)
 	// The load of the plan at the end, re-solved (between re-solves, up to
 	// N/64 or as many moves as there are bins, the plan drifts from the
-	// budget; with 240 pages that is up to 100 moves): Σ 1/interval.
-	if pl := c.refresh.Planner(); pl != nil {
+	// budget; with 240 pages that is up to 100 moves): Σ 1/interval, plus
+	// the pulls planned for signalled pages and the trusted sitemaps'
+	// reads, which the plan's budget leaves out.
+	pl := c.refresh.Planner()
+	if pl != nil {
 		pl.SetBudget(0) // the next interval re-solves
 	}
-	load := 0.0
+	load := c.refresh.SignalReads()
 	if err := c.store.ForEachPage(func(p store.Page) error {
 		if p.Held && p.Kind == store.KindPage {
 			load += 1 / c.refresh.Policy().Interval(nil, &p).Seconds()
+			if pl != nil && p.Signalled {
+				load += pl.SignalRate(p.Rate, p.Weight)
+			}
 		}
 		return nil
 	}); err != nil {

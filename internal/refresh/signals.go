@@ -78,3 +78,10 @@ func (m *Module) signalReads() float64 {
 	defer y.mu.Unlock()
 	return y.reads / (yieldMemory * m.Uniform().Seconds())
 }
+
+// SignalReads is the rate of the trusted sitemaps' reads, per second,
+// that the plan leaves out of the budget it divides (planBudget): with
+// the held pages' planned visits and pulls, they spend the revisit budget.
+func (m *Module) SignalReads() float64 {
+	return min(m.signalReads(), m.revisitBudget()/2)
+}
