@@ -76,5 +76,5 @@ func (m *Module) excess() float64 { return math.Float64frombits(m.excessBits.Loa
 // plan that ranks its pages.
 func (m *Module) planBudget() float64 {
 	r := m.revisitBudget()
-	return r + min(m.excess(), r) - min(m.signalReads(), r/2)
+	return r + min(m.excess(), r) - m.SignalReads()
 }

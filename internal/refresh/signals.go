@@ -67,21 +67,18 @@ func (m *Module) noteSignals(pulls int, since, now time.Time) {
 	m.planner.SetSignals(k, y.gap)
 }
 
-// signalReads is the rate of the trusted sitemaps' reads, per second:
-// fetches the plan's revisits cannot have (planBudget). Unaccounted for,
-// they were a budget the plan thought idle, its multiplier fell, and the
-// sitemaps' intervals, which it prices, with it: on the PEPs' history
-// half the fetches went to reading sitemaps.
-func (m *Module) signalReads() float64 {
+// SignalReads is the rate of the trusted sitemaps' reads, per second, up
+// to half the revisit budget: the plan leaves it out of the budget it
+// divides (planBudget), and with the held pages' planned visits and pulls
+// it spends the revisit budget. Unaccounted for, the reads were a budget
+// the plan thought idle, its multiplier fell, and the sitemaps' intervals,
+// which it prices, with it: on the PEPs' history half the fetches went to
+// reading sitemaps.
+func (m *Module) SignalReads() float64 {
 	y := &m.yield
 	y.mu.Lock()
-	defer y.mu.Unlock()
-	return y.reads / (yieldMemory * m.Uniform().Seconds())
-}
-
-// SignalReads is the rate of the trusted sitemaps' reads, per second,
-// that the plan leaves out of the budget it divides (planBudget): with
-// the held pages' planned visits and pulls, they spend the revisit budget.
-func (m *Module) SignalReads() float64 {
-	return min(m.signalReads(), m.revisitBudget()/2)
+	reads := y.reads
+	y.mu.Unlock()
+	r := m.revisitBudget()
+	return min(reads/(yieldMemory*m.Uniform().Seconds()), r/2)
 }

@@ -46,7 +46,7 @@ func TestSignalYield(t *testing.T) {
 		if math.Abs(yield-c.want) > 0.05*c.want {
 			t.Errorf("%s: yield %.3f, want %.3f", c.name, yield, c.want)
 		}
-		if r := m.signalReads(); math.Abs(r-1/gap.Seconds()) > 0.05/gap.Seconds() {
+		if r := m.SignalReads(); math.Abs(r-1/gap.Seconds()) > 0.05/gap.Seconds() {
 			t.Errorf("%s: trusted sitemaps read %g times a second, want %g", c.name, r, 1/gap.Seconds())
 		}
 		if iv := m.planner.SignalInterval(1e-3, 100); iv < gap.Seconds() {
